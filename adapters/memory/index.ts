@@ -1,0 +1,1 @@
+export { memoryWorkspace } from './memory-workspace.ts'

@@ -1,0 +1,206 @@
+import {
+  IsoagentError,
+  WorkspacePath,
+  type ByteRange,
+  type ListOptions,
+  type ListPage,
+  type WorkspaceServices,
+  type WorkspaceStat,
+  type WriteOptions,
+  type WriteOutcome,
+} from '../../src/index.ts'
+
+interface MemoryFile {
+  data: Uint8Array
+  version: number
+  mtimeMs: number
+}
+
+/**
+ * A workspace held in memory: runs everywhere (Node, workerd, browsers). Writes are atomic and
+ * preconditions are checked atomically (single-threaded), so `conditionalWrite` is true.
+ */
+export function memoryWorkspace(
+  initial: Record<string, string | Uint8Array> = {},
+): WorkspaceServices {
+  const files = new Map<string, MemoryFile>()
+  const dirs = new Map<string, Set<string>>([['', new Set()]])
+  let clock = 0
+  const encoder = new TextEncoder()
+
+  const notFound = (path: string) =>
+    new IsoagentError('not_found', `not found: ${WorkspacePath.display(path as WorkspacePath)}`, {
+      data: { path },
+    })
+
+  function ensureDir(path: string): void {
+    if (dirs.has(path)) return
+    if (files.has(path)) {
+      throw new IsoagentError('not_directory', `${path} is a file, not a directory`, {
+        data: { path },
+      })
+    }
+    const parent = WorkspacePath.parent(path as WorkspacePath)
+    ensureDir(parent)
+    dirs.get(parent)!.add(WorkspacePath.basename(path as WorkspacePath))
+    dirs.set(path, new Set())
+  }
+
+  function fileOf(path: string): MemoryFile {
+    const file = files.get(path)
+    if (file !== undefined) return file
+    if (dirs.has(path))
+      throw new IsoagentError(
+        'is_directory',
+        `${WorkspacePath.display(path as WorkspacePath)} is a directory`,
+        { data: { path } },
+      )
+    throw notFound(path)
+  }
+
+  function clip(data: Uint8Array, range: ByteRange = {}): Uint8Array {
+    const start = Math.min(Math.max(0, range.offset ?? 0), data.length)
+    const end =
+      range.length === undefined
+        ? data.length
+        : Math.min(data.length, start + Math.max(0, range.length))
+    return data.slice(start, end)
+  }
+
+  function put(path: WorkspacePath, data: Uint8Array, options: WriteOptions = {}): WriteOutcome {
+    if (path === '') throw new IsoagentError('is_directory', 'the workspace root is a directory')
+    if (dirs.has(path))
+      throw new IsoagentError('is_directory', `${path} is a directory`, { data: { path } })
+    const existing = files.get(path)
+    const pre = options.precondition
+    if (pre?.ifAbsent && existing !== undefined) {
+      throw new IsoagentError('version_conflict', `${path} was created by someone else meanwhile`, {
+        data: { path, expected: null, actual: String(existing.version) },
+      })
+    }
+    if (pre?.ifVersion !== undefined && String(existing?.version) !== pre.ifVersion) {
+      throw new IsoagentError('version_conflict', `${path} changed since it was read`, {
+        data: {
+          path,
+          expected: pre.ifVersion,
+          actual: existing === undefined ? null : String(existing.version),
+        },
+      })
+    }
+    const parent = WorkspacePath.parent(path)
+    if (!dirs.has(parent)) {
+      if (options.createParents === false) throw notFound(parent)
+      ensureDir(parent)
+    }
+    dirs.get(parent)!.add(WorkspacePath.basename(path))
+    const version = ++clock
+    files.set(path, { data: data.slice(), version, mtimeMs: Date.now() })
+    return { created: existing === undefined, version: String(version) }
+  }
+
+  for (const [name, content] of Object.entries(initial)) {
+    put(WorkspacePath.parse(name), typeof content === 'string' ? encoder.encode(content) : content)
+  }
+
+  return {
+    capabilities: {
+      read: true,
+      write: true,
+      exec: false,
+      git: false,
+      search: false,
+      atomicRename: true,
+      conditionalWrite: true,
+      symlinks: false,
+    },
+    descriptor: { kind: 'memory' },
+    async stat(path): Promise<WorkspaceStat | undefined> {
+      const file = files.get(path)
+      if (file !== undefined) {
+        return {
+          path,
+          kind: 'file',
+          size: file.data.length,
+          mtimeMs: file.mtimeMs,
+          version: String(file.version),
+        }
+      }
+      if (dirs.has(path)) return { path, kind: 'directory', size: 0, version: 'dir' }
+      return undefined
+    },
+    async read(path, range) {
+      return clip(fileOf(path).data, range)
+    },
+    async readStream(path, range) {
+      const data = clip(fileOf(path).data, range)
+      return new ReadableStream<Uint8Array>({
+        start(controller) {
+          if (data.length > 0) controller.enqueue(data)
+          controller.close()
+        },
+      })
+    },
+    async write(path, data, options) {
+      return put(path, data, options)
+    },
+    async list(path, options: ListOptions = {}): Promise<ListPage> {
+      const children = dirs.get(path)
+      if (children === undefined) {
+        if (files.has(path))
+          throw new IsoagentError('not_directory', `${path} is a file`, { data: { path } })
+        throw notFound(path)
+      }
+      const names = [...children].sort()
+      const after = options.after
+      const start = after === undefined ? 0 : names.findIndex((n) => n > after)
+      const from = start === -1 ? names.length : start
+      const limit = options.limit ?? Number.POSITIVE_INFINITY
+      const slice = names.slice(from, from + limit)
+      const entries = slice.map((name) => {
+        const child = WorkspacePath.child(path, name)
+        const file = files.get(child)
+        return file === undefined
+          ? { name, kind: 'directory' as const }
+          : { name, kind: 'file' as const, size: file.data.length }
+      })
+      return from + limit < names.length ? { entries, next: slice[slice.length - 1]! } : { entries }
+    },
+    async mkdir(path) {
+      ensureDir(path)
+    },
+    async remove(path, options = {}) {
+      if (path === '')
+        throw new IsoagentError('invalid_argument', 'refusing to remove the workspace root')
+      const parent = WorkspacePath.parent(path)
+      const name = WorkspacePath.basename(path)
+      if (files.delete(path)) {
+        dirs.get(parent)?.delete(name)
+        return
+      }
+      const children = dirs.get(path)
+      if (children === undefined) throw notFound(path)
+      if (children.size > 0 && !options.recursive) {
+        throw new IsoagentError('not_empty', `${path} is not empty`, { data: { path } })
+      }
+      const prefix = path + '/'
+      for (const key of [...files.keys()]) if (key.startsWith(prefix)) files.delete(key)
+      for (const key of [...dirs.keys()])
+        if (key === path || key.startsWith(prefix)) dirs.delete(key)
+      dirs.get(parent)?.delete(name)
+    },
+    async rename(from, to) {
+      const file = files.get(from)
+      if (file === undefined) {
+        if (dirs.has(from))
+          throw new IsoagentError(
+            'unsupported',
+            'renaming directories is not supported in memory workspaces',
+          )
+        throw notFound(from)
+      }
+      put(to, file.data)
+      files.delete(from)
+      dirs.get(WorkspacePath.parent(from))?.delete(WorkspacePath.basename(from))
+    },
+  } satisfies WorkspaceServices
+}

@@ -1,0 +1,3 @@
+// The `isoagent/node` entry: workspaces and services that need Node.js.
+export { localWorkspace } from './local-workspace.ts'
+export type { LocalWorkspaceOptions } from './local-workspace.ts'

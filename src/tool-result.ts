@@ -1,0 +1,70 @@
+/**
+ * Typed failure of a tool call, tagged by `type`. Every failed {@link ToolResult} carries one.
+ */
+export type ToolErrorKind =
+  | {
+      type: 'version_conflict'
+      path: string
+      expected: string | number | null
+      actual: string | number | null
+    }
+  | { type: 'not_found'; path?: string }
+  | { type: 'invalid_argument'; message: string }
+  | { type: 'hook_denied'; reason: string; retryable: boolean; retry_after_ms: number | null }
+  | { type: 'permission_denied'; message?: string }
+  | { type: 'unsupported'; message?: string }
+  | { type: 'timeout'; op: string; duration_ms: number }
+  | { type: 'transport'; op: string; message?: string }
+  | { type: 'cancelled'; op: string }
+  | { type: 'partial_failure'; failed: number; total: number }
+  | { type: 'rate_limited'; retry_after_ms: number | null }
+
+/** The result of every tool call. `exitCode` is 0 on success and 1 on failure. */
+export interface ToolResult {
+  name: string
+  output: string
+  exitCode: number
+  metadata?: Record<string, unknown>
+  /** Present exactly when `exitCode` is 1. */
+  errorKind?: ToolErrorKind
+  /** JSON of `metadata`, for SDK parity. Computed on access; not an own enumerable field. */
+  readonly metadataJson?: string
+}
+
+function withMetadataJson(result: Omit<ToolResult, 'metadataJson'>): ToolResult {
+  let cached: string | undefined
+  Object.defineProperty(result, 'metadataJson', {
+    enumerable: false,
+    get() {
+      if (result.metadata === undefined) return undefined
+      cached ??= JSON.stringify(result.metadata)
+      return cached
+    },
+  })
+  return result as ToolResult
+}
+
+/** A successful result. */
+export function toolSuccess(
+  name: string,
+  output: string,
+  metadata?: Record<string, unknown>,
+): ToolResult {
+  return withMetadataJson(
+    metadata === undefined
+      ? { name, output, exitCode: 0 }
+      : { name, output, exitCode: 0, metadata },
+  )
+}
+
+/** A failed result with its typed `errorKind`. */
+export function toolFailure(
+  name: string,
+  output: string,
+  errorKind: ToolErrorKind,
+  metadata?: Record<string, unknown>,
+): ToolResult {
+  const result: Omit<ToolResult, 'metadataJson'> = { name, output, exitCode: 1, errorKind }
+  if (metadata !== undefined) result.metadata = metadata
+  return withMetadataJson(result)
+}

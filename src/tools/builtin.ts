@@ -1,0 +1,15 @@
+import { editTool } from './edit.ts'
+import { lsTool } from './ls.ts'
+import { patchTool } from './patch.ts'
+import { readTool } from './read.ts'
+import type { ToolSpec } from './tool.ts'
+import { writeTool } from './write.ts'
+
+/** Every built-in tool, in registration order. A session offers those its workspace can serve. */
+export const builtinTools = [
+  readTool,
+  writeTool,
+  editTool,
+  patchTool,
+  lsTool,
+] as unknown as readonly ToolSpec<Record<string, unknown>>[]

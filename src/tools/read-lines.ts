@@ -1,0 +1,90 @@
+import { IsoagentError } from '../errors.ts'
+import { collectLineWindow, type LineWindow, type WindowLine } from '../text/line-window.ts'
+import type { WorkspacePath } from '../workspace/workspace-path.ts'
+import type { ToolContext } from './tool.ts'
+
+/** Default and largest `limit` of a read, in lines. */
+export const READ_MAX_LINES = 2000
+/** Lines longer than this many characters are cut for display. */
+export const READ_MAX_LINE_CHARS = 2000
+
+/** A window of a text file read for the `read` tool. */
+export interface ReadWindow {
+  path: WorkspacePath
+  offset: number
+  requestedLimit: number
+  appliedLimit: number
+  window: LineWindow
+}
+
+/**
+ * Read lines `[offset, offset + limit)` of a workspace text file by streaming it. Refuses
+ * directories, binary files, invalid UTF-8 in the window and offsets past the end.
+ */
+export async function readWindow(
+  context: ToolContext,
+  input: string,
+  offset: number,
+  limit: number | undefined,
+): Promise<ReadWindow> {
+  const path = context.path(input)
+  const stat = await context.workspace.stat(path)
+  if (stat === undefined) {
+    throw new IsoagentError('not_found', `file not found: ${input}`, { data: { path: input } })
+  }
+  if (stat.kind === 'directory') {
+    throw new IsoagentError('is_directory', `${input} is a directory; use ls to list it`, {
+      data: { path: input },
+    })
+  }
+  const requestedLimit = limit ?? READ_MAX_LINES
+  const appliedLimit = Math.min(requestedLimit, READ_MAX_LINES)
+  const window = await collectLineWindow(
+    await context.workspace.readStream(path),
+    { offset, limit: appliedLimit, maxLineChars: READ_MAX_LINE_CHARS, path: input },
+    context.signal,
+  )
+  if (offset > 0 && offset >= window.totalLines) {
+    throw new IsoagentError(
+      'invalid_argument',
+      `offset ${offset} is past the end of ${input} (${window.totalLines} line${window.totalLines === 1 ? '' : 's'}; offsets are 0-based)`,
+      { data: { path: input, offset, total_lines: window.totalLines } },
+    )
+  }
+  return { path, offset, requestedLimit, appliedLimit, window }
+}
+
+/** `%6d\t<line>` with a 1-based number, and a marker on cut lines. */
+export function renderLine(lineNumber: number, line: WindowLine): string {
+  const text = line.cut
+    ? `${line.text} … (line truncated at ${READ_MAX_LINE_CHARS} characters)`
+    : line.text
+  return `${String(lineNumber).padStart(6)}\t${text}`
+}
+
+/** The continuation marker line after a window with more lines. */
+export function moreLinesMarker(nextOffset: number): string {
+  return `... (more lines available; continue with offset=${nextOffset})`
+}
+
+/** Range metadata of a window of which `returned` lines were rendered. */
+export function rangeMetadata(read: ReadWindow, returned: number, outputBytes: number) {
+  const end = read.offset + returned
+  const eof = end >= read.window.totalLines
+  return {
+    offset: read.offset,
+    requested_limit: read.requestedLimit,
+    applied_limit: read.appliedLimit,
+    returned_lines: returned,
+    next_offset: eof ? null : end,
+    eof,
+    total_lines: read.window.totalLines,
+    limit_clamped: read.appliedLimit < read.requestedLimit,
+    output_bytes: outputBytes,
+  }
+}
+
+/** A source anchor: the 1-based inclusive line range a result shows of a file. */
+export function sourceAnchor(path: string, offset: number, returned: number) {
+  return { path, start_line: offset + 1, end_line: offset + returned }
+}

@@ -1,0 +1,65 @@
+import type { ToolResult } from '../tool-result.ts'
+import type { WorkspaceCapabilities } from '../workspace/capabilities.ts'
+import type { WorkspacePath } from '../workspace/workspace-path.ts'
+import type { WorkspaceServices } from '../workspace/workspace-services.ts'
+
+/** A JSON Schema object, as handed to models and to the validator. */
+export type JsonSchema = { [key: string]: unknown }
+
+/** Scheduling facts a tool declares; the kernel queues and fans out by them. */
+export interface ToolScheduling {
+  read_only: boolean
+  idempotent: boolean
+  resumable: boolean
+  cancellation_safe: boolean
+  supports_pagination: boolean
+  /** Most concurrent calls of this tool in one session. */
+  max_parallelism: number
+  output_kind: 'text' | 'json' | 'binary_ref'
+}
+
+/** What a running tool gets from the kernel. */
+export interface ToolContext {
+  workspace: WorkspaceServices
+  signal: AbortSignal
+  callId: string
+  /** Normalise and contain a caller-supplied path (throws `IsoagentError`). */
+  path(input: string): WorkspacePath
+}
+
+/** One tool: its model-facing contract and its implementation. */
+export interface ToolSpec<Args = never> {
+  name: string
+  description: string
+  /** Closed JSON Schema (`additionalProperties: false`, no top-level `oneOf`). */
+  parameters: JsonSchema
+  /** Whether a workspace with these capabilities can serve the tool. */
+  available(capabilities: WorkspaceCapabilities): boolean
+  scheduling: ToolScheduling
+  /** Argument that permission rules like `tool(glob)` match against. */
+  primaryArgument?: string
+  /** Run with schema-valid `args`; may throw `IsoagentError`, which the kernel types. */
+  run(args: Args, context: ToolContext): Promise<ToolResult>
+}
+
+/** Scheduling of a tool that only reads. */
+export const READ_ONLY: ToolScheduling = {
+  read_only: true,
+  idempotent: true,
+  resumable: true,
+  cancellation_safe: true,
+  supports_pagination: true,
+  max_parallelism: 16,
+  output_kind: 'text',
+}
+
+/** Scheduling of a tool that changes the workspace. */
+export const MUTATING: ToolScheduling = {
+  read_only: false,
+  idempotent: false,
+  resumable: false,
+  cancellation_safe: false,
+  supports_pagination: false,
+  max_parallelism: 1,
+  output_kind: 'text',
+}

@@ -1,0 +1,16 @@
+export type { WorkspaceCapabilities } from './capabilities.ts'
+export type {
+  ByteRange,
+  DirEntry,
+  EntryKind,
+  ListOptions,
+  ListPage,
+  WorkspaceDescriptor,
+  WorkspaceServices,
+  WorkspaceStat,
+  WriteOptions,
+  WriteOutcome,
+  WritePrecondition,
+} from './workspace-services.ts'
+export { WorkspacePath, MAX_PATH_LENGTH, MAX_SEGMENT_BYTES } from './workspace-path.ts'
+export type { ParsePathOptions } from './workspace-path.ts'

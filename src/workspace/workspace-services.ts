@@ -1,0 +1,113 @@
+import type { WorkspaceCapabilities } from './capabilities.ts'
+import type { WorkspacePath } from './workspace-path.ts'
+
+/** Kind of a directory entry. */
+export type EntryKind = 'file' | 'directory' | 'symlink' | 'other'
+
+/** Facts about one entry. */
+export interface WorkspaceStat {
+  path: WorkspacePath
+  kind: EntryKind
+  /** Size in bytes (0 for directories). */
+  size: number
+  mtimeMs?: number
+  /** POSIX mode bits, where the backend has them. */
+  mode?: number
+  /**
+   * Opaque version tag that changes whenever the content changes (an ETag, a counter, or
+   * mtime+size+inode). Used as a write precondition.
+   */
+  version: string
+}
+
+/** One entry of a directory listing. */
+export interface DirEntry {
+  name: string
+  kind: EntryKind
+  size?: number
+}
+
+/** Options for {@link WorkspaceServices.list}. */
+export interface ListOptions {
+  /** Return only names sorting strictly after this one (lexical, by UTF-16 code units). */
+  after?: string
+  /** At most this many entries. */
+  limit?: number
+  signal?: AbortSignal
+}
+
+/** A page of a directory listing, sorted by name. */
+export interface ListPage {
+  entries: DirEntry[]
+  /** Present when more entries follow: pass it as `after` to continue. */
+  next?: string
+}
+
+/** A byte range of a file: `length` bytes from `offset`, clipped to the file. */
+export interface ByteRange {
+  offset?: number
+  length?: number
+}
+
+/**
+ * Condition checked by the backend immediately before a write lands. A failed condition throws
+ * an `IsoagentError` with code `version_conflict` and changes nothing.
+ */
+export interface WritePrecondition {
+  /** The file must exist with exactly this {@link WorkspaceStat.version}. */
+  ifVersion?: string
+  /** The file must not exist. */
+  ifAbsent?: boolean
+}
+
+/** Options for {@link WorkspaceServices.write}. */
+export interface WriteOptions {
+  precondition?: WritePrecondition
+  /** Create missing parent directories (default true). */
+  createParents?: boolean
+  signal?: AbortSignal
+}
+
+/** Outcome of a write. */
+export interface WriteOutcome {
+  created: boolean
+  version: string
+}
+
+/** How a workspace can be rebuilt when a session is resumed elsewhere. */
+export type WorkspaceDescriptor =
+  | { kind: 'memory' }
+  | { kind: 'local'; root: string }
+  | { kind: 's3'; bucket: string; prefix: string }
+  | { kind: 'browser'; name: string }
+
+/**
+ * The workspace port: the only door between the core and a storage backend. Paths are always
+ * {@link WorkspacePath}s, already normalised and contained; adapters additionally enforce
+ * containment at open time where the backend can escape it (symlinks on disk).
+ *
+ * Errors are `IsoagentError`s with codes `not_found`, `is_directory`, `not_directory`,
+ * `version_conflict`, `path_escape`, `permission_denied`, `too_large` or `io`.
+ */
+export interface WorkspaceServices {
+  readonly capabilities: WorkspaceCapabilities
+  readonly descriptor: WorkspaceDescriptor
+  /** Facts about a path, or `undefined` when nothing is there. Symlinks inside the root are followed. */
+  stat(path: WorkspacePath): Promise<WorkspaceStat | undefined>
+  /** Bytes of a file (all of it, or a range). */
+  read(path: WorkspacePath, range?: ByteRange): Promise<Uint8Array>
+  /** The bytes of a file as a stream of chunks, for files too large to hold at once. */
+  readStream(path: WorkspacePath, range?: ByteRange): Promise<ReadableStream<Uint8Array>>
+  /** Replace (or create) a file with `data`, atomically where `capabilities.atomicRename`. */
+  write(path: WorkspacePath, data: Uint8Array, options?: WriteOptions): Promise<WriteOutcome>
+  /** One page of a directory's entries, sorted by name. */
+  list(path: WorkspacePath, options?: ListOptions): Promise<ListPage>
+  /** Create a directory (and its parents). Existing directories are fine. */
+  mkdir(path: WorkspacePath): Promise<void>
+  /** Remove a file, or a directory with `recursive`. */
+  remove(path: WorkspacePath, options?: { recursive?: boolean }): Promise<void>
+  /** Move a file or directory. */
+  rename(from: WorkspacePath, to: WorkspacePath): Promise<void>
+  /** Release backend resources. */
+  close?(): Promise<void>
+}
