@@ -1,0 +1,2 @@
+// Until this adapter lands, this entry exports the isomorphic core (the same as `isoagent`).
+export * from '../index.ts'
