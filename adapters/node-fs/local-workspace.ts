@@ -342,7 +342,10 @@ export function localWorkspace(
       const entry = await resolveEntry(path)
       try {
         const s = await fs.lstat(entry)
-        if (s.isDirectory()) await fs.rm(entry, { recursive: removeOptions.recursive === true })
+        if (s.isDirectory())
+          await (removeOptions.recursive === true
+            ? fs.rm(entry, { recursive: true })
+            : fs.rmdir(entry))
         else await fs.unlink(entry)
       } catch (error) {
         throw fromErrno(error, path, 'remove')
