@@ -49,6 +49,7 @@ export class LineWindowCollector {
   private lf = 0
   private crlf = 0
   private bom = false
+  private readonly head: number[] = []
   private readonly lines: WindowLine[] = []
 
   constructor(options: LineWindowOptions) {
@@ -75,14 +76,9 @@ export class LineWindowCollector {
           { data: { path: this.options.path } },
         )
       }
-      if (
-        this.totalBytes === 0 &&
-        chunk.length >= 3 &&
-        chunk[0] === 0xef &&
-        chunk[1] === 0xbb &&
-        chunk[2] === 0xbf
-      ) {
-        this.bom = true
+      for (let i = 0; this.head.length < 3 && i < chunk.length; i++) this.head.push(chunk[i]!)
+      if (this.head.length === 3) {
+        this.bom = this.head[0] === 0xef && this.head[1] === 0xbb && this.head[2] === 0xbf
       }
       this.sniffed += look.length
     }

@@ -1,0 +1,74 @@
+import {
+  chmodSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { Agent, WorkspacePath, type Session } from '../../adapters/index.ts'
+import { localWorkspace } from '../../adapters/node-fs/index.ts'
+
+let root: string
+let session: Session
+
+beforeEach(async () => {
+  root = mkdtempSync(join(tmpdir(), 'isoagent-local-'))
+  session = await Agent.create().session(localWorkspace(root))
+})
+afterEach(async () => {
+  await session.close()
+  rmSync(root, { recursive: true, force: true })
+})
+
+describe('local disk specifics', () => {
+  it('replaces files by rename (new inode), keeps the mode, leaves no temp files', async () => {
+    writeFileSync(join(root, 'run.sh'), '#!/bin/sh\necho hi\n')
+    chmodSync(join(root, 'run.sh'), 0o751)
+    const inode = statSync(join(root, 'run.sh')).ino
+    expect((await session.editFile('run.sh', 'hi', 'there')).exitCode).toBe(0)
+    expect((await session.writeFile('run.sh', '#!/bin/sh\necho replaced\n')).exitCode).toBe(0)
+    expect(
+      (await session.patchFile('run.sh', '@@ -2 +2 @@\n-echo replaced\n+echo patched\n')).exitCode,
+    ).toBe(0)
+    const after = statSync(join(root, 'run.sh'))
+    expect(after.mode & 0o7777).toBe(0o751)
+    expect(after.ino).not.toBe(inode)
+    expect(readFileSync(join(root, 'run.sh'), 'utf8')).toBe('#!/bin/sh\necho patched\n')
+    expect(readdirSync(root)).toEqual(['run.sh'])
+  })
+
+  it('reports a version conflict when the file changes between read and write', async () => {
+    writeFileSync(join(root, 'a.txt'), 'one\n')
+    const ws = session.workspace
+    const stat = await ws.stat(WorkspacePath.parse('a.txt'))
+    writeFileSync(join(root, 'a.txt'), 'changed by someone else\n')
+    await expect(
+      ws.write(WorkspacePath.parse('a.txt'), new TextEncoder().encode('mine\n'), {
+        precondition: { ifVersion: stat!.version },
+      }),
+    ).rejects.toMatchObject({ code: 'version_conflict' })
+    expect(readFileSync(join(root, 'a.txt'), 'utf8')).toBe('changed by someone else\n')
+    expect(readdirSync(root)).toEqual(['a.txt'])
+  })
+
+  it('streams a large file in chunks and pages it exactly', async () => {
+    const lines = Array.from({ length: 300_000 }, (_, i) => `row ${i}`)
+    writeFileSync(join(root, 'big.txt'), lines.join('\n') + '\n')
+    const r = await session.tool('read', { file_path: 'big.txt', offset: 250_000, limit: 3 })
+    expect(r.output.split('\n').slice(0, 3)).toEqual([
+      '250001\trow 250000',
+      '250002\trow 250001',
+      '250003\trow 250002',
+    ])
+    expect(r.metadata?.range).toMatchObject({ total_lines: 300_000, next_offset: 250_003 })
+  })
+
+  it('refuses a workspace root that does not exist', () => {
+    expect(() => localWorkspace(join(root, 'missing'))).toThrow(/not an existing directory/)
+  })
+})
