@@ -1,0 +1,89 @@
+// Bundles an entry the way a Worker or browser build would: one ESM file, platform-neutral, with
+// Node built-ins forbidden. A `node:*` import or a bare Node built-in (`fs`, `crypto`, ...) anywhere
+// in the graph makes the build FAIL, so a bundle that builds is proof the code needs no Node.
+import { builtinModules } from 'node:module'
+import { dirname, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { build, type Plugin } from 'esbuild'
+
+/** Repository root. */
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
+
+/** Which runtime the bundle is for: decides the package.json export conditions. */
+export type BundleTarget = 'workerd' | 'browser'
+
+export type BundleInput =
+  /** A file, absolute or relative to the repository root. */
+  | { entry: string; target: BundleTarget }
+  /** Module source; its relative imports resolve against `resolveDir`. */
+  | { contents: string; resolveDir: string; target: BundleTarget }
+
+const CONDITIONS: Record<BundleTarget, string[]> = {
+  // What wrangler resolves for Workers.
+  workerd: ['workerd', 'worker', 'browser'],
+  browser: ['browser'],
+}
+
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+const builtinNames = builtinModules.filter((m) => !m.startsWith('_'))
+const NODE_BUILTIN = new RegExp(`^(node:.*|(${builtinNames.map(escapeRegExp).join('|')})(/.*)?)$`)
+
+/** Fails the build on any import of a Node built-in, naming the importer. */
+export const forbidNodeBuiltins: Plugin = {
+  name: 'forbid-node-builtins',
+  setup(b) {
+    b.onResolve({ filter: NODE_BUILTIN }, (args) => ({
+      errors: [
+        {
+          text: `Node built-in "${args.path}" imported by ${args.importer || '<entry>'}: the isomorphic build must not depend on Node`,
+        },
+      ],
+    }))
+  },
+}
+
+/** Bundle `input` into one ESM module and return its code. Throws when the build fails. */
+export async function bundle(input: BundleInput): Promise<string> {
+  const result = await build({
+    ...('entry' in input
+      ? { entryPoints: [resolve(ROOT, input.entry)] }
+      : {
+          stdin: {
+            contents: input.contents,
+            resolveDir: input.resolveDir,
+            sourcefile: 'smoke-entry.ts',
+            loader: 'ts' as const,
+          },
+        }),
+    absWorkingDir: ROOT,
+    bundle: true,
+    write: false,
+    format: 'esm',
+    platform: 'neutral',
+    mainFields: ['module', 'main'],
+    conditions: CONDITIONS[input.target],
+    target: 'es2022',
+    minify: false,
+    sourcemap: false,
+    logLevel: 'silent',
+    plugins: [forbidNodeBuiltins],
+  })
+  const [file] = result.outputFiles
+  if (file === undefined || result.outputFiles.length !== 1) {
+    throw new Error(`esbuild produced ${result.outputFiles.length} files, expected 1`)
+  }
+  return file.text
+}
+
+/** `node:` module specifiers in import/export/require/import() positions of bundled code. */
+export function nodeSpecifiers(code: string): string[] {
+  const found = new Set<string>()
+  const patterns = [
+    /\bfrom\s*["'](node:[^"']+)["']/g,
+    /\bimport\s*["'](node:[^"']+)["']/g,
+    /\bimport\s*\(\s*["'](node:[^"']+)["']\s*\)/g,
+    /\brequire\s*\(\s*["'](node:[^"']+)["']\s*\)/g,
+  ]
+  for (const pattern of patterns) for (const m of code.matchAll(pattern)) found.add(m[1]!)
+  return [...found].sort()
+}
