@@ -1,12 +1,39 @@
 export { Agent } from './session/agent.ts'
-export type { AgentOptions, SessionOptions } from './session/agent.ts'
+export type { AgentOptions, ResumeOptions, SessionOptions } from './session/agent.ts'
 export { Session } from './session/session.ts'
 export type { CallOptions, EditOptions, ToolDefinition } from './session/session.ts'
+export type { CustomTool, ToolRuntime } from './session/custom-tool.ts'
+export { SNAPSHOT_SCHEMA } from './session/snapshot.ts'
+export type { SessionSnapshot } from './session/snapshot.ts'
+export { registerWorkspaceKind } from './session/workspace-resolvers.ts'
 export { IsoagentError } from './errors.ts'
 export type { IsoagentErrorCode, IsoagentErrorOptions } from './errors.ts'
 export { toolFailure, toolSuccess } from './tool-result.ts'
 export type { ToolErrorKind, ToolResult } from './tool-result.ts'
 export type { ActiveTool } from './kernel/kernel.ts'
+export { TOOL_TIMEOUT_DEFAULTS, DEFAULT_TOOL_TIMEOUT_MS, CANCEL_GRACE_MS } from './kernel/kernel.ts'
 export type { Origin } from './kernel/origin.ts'
+export type { CallState, SessionEvent } from './kernel/events.ts'
+export { DEFAULT_EVENT_BUFFER } from './kernel/events.ts'
+export type { HookBlock, ToolCall, ToolHooks } from './kernel/hooks.ts'
+export type { PermissionDecision, PermissionRules } from './kernel/permissions.ts'
+export type { BudgetLimits, BudgetUsage } from './kernel/budget.ts'
+export type { PendingConfirmation } from './kernel/confirmations.ts'
+export { REDACTED, CREDENTIAL_PATTERNS } from './kernel/sanitize.ts'
+export {
+  ToolResultTransformPolicy,
+  TRANSFORM_POLICY_SCHEMA,
+  MARKER_RESERVE_BYTES,
+} from './projection/policy.ts'
+export type { ToolResultTransformPolicyV1 } from './projection/policy.ts'
+export {
+  EVIDENCE_SCHEMA,
+  TOKEN_ESTIMATOR,
+  projectOutput,
+  artifactUri,
+} from './projection/project.ts'
+export type { LossMode, Projection, ToolResultEvidenceV1 } from './projection/project.ts'
+export { memoryArtifactStore, DEFAULT_ARTIFACT_STORE_BYTES } from './projection/artifact-store.ts'
+export type { ArtifactStore } from './projection/artifact-store.ts'
 export type { JsonSchema, ToolScheduling } from './tools/tool.ts'
 export * from './workspace/index.ts'

@@ -1,3 +1,12 @@
 // The `isoagent/node` entry: workspaces and services that need Node.js.
 export { localWorkspace } from './local-workspace.ts'
 export type { LocalWorkspaceOptions } from './local-workspace.ts'
+
+import { registerWorkspaceKind } from '../../src/index.ts'
+import { localWorkspace as local } from './local-workspace.ts'
+
+// Lets `agent.resumeSession(snapshot)` rebuild local workspaces from their descriptor.
+registerWorkspaceKind('local', (descriptor) => {
+  if (descriptor.kind !== 'local') throw new Error('not a local workspace descriptor')
+  return local(descriptor.root)
+})

@@ -1,8 +1,12 @@
 import { IsoagentError } from '../errors.ts'
+import type { PendingConfirmation } from '../kernel/confirmations.ts'
+import type { SessionEvent } from '../kernel/events.ts'
 import type { ActiveTool, Kernel } from '../kernel/kernel.ts'
+import type { ToolResultTransformPolicyV1 } from '../projection/policy.ts'
 import type { ToolResult } from '../tool-result.ts'
 import type { JsonSchema } from '../tools/tool.ts'
 import type { WorkspaceServices } from '../workspace/workspace-services.ts'
+import { SNAPSHOT_SCHEMA, type SessionSnapshot } from './snapshot.ts'
 
 /** A tool as offered to a model. */
 export interface ToolDefinition {
@@ -11,7 +15,7 @@ export interface ToolDefinition {
   parameters: JsonSchema
 }
 
-/** Options of a host-direct call. */
+/** Options of a call. */
 export interface CallOptions {
   signal?: AbortSignal
 }
@@ -36,7 +40,8 @@ function throwIfFailed(result: ToolResult): ToolResult {
 /**
  * A tool surface over one workspace. Tools are registered from the workspace's capabilities;
  * every call goes through the session's kernel. `session.tool` and the typed helpers are
- * host-direct calls.
+ * host-direct calls (no permission rules or confirmation; hooks, budget, deadlines, cancellation,
+ * sanitisation, projection and path checks still apply); `governedTool` is a model-side call.
  */
 export class Session {
   readonly workspace: WorkspaceServices
@@ -46,6 +51,11 @@ export class Session {
   constructor(kernel: Kernel) {
     this.kernel = kernel
     this.workspace = kernel.workspace
+  }
+
+  /** The pinned `a3s.code.tool-result-transform-policy.v1`. */
+  get toolResultTransformPolicy(): ToolResultTransformPolicyV1 {
+    return { ...this.kernel.options.policy }
   }
 
   /** Names of the tools this session offers, in registration order. */
@@ -62,7 +72,7 @@ export class Session {
     }))
   }
 
-  /** Calls running now. */
+  /** Calls the kernel knows of now, with their lifecycle state. */
   activeTools(): ActiveTool[] {
     return this.kernel.activeTools()
   }
@@ -70,6 +80,52 @@ export class Session {
   /** Call a tool as the host (trusted control plane). Never throws: failures are results. */
   tool(name: string, args: unknown, options: CallOptions = {}): Promise<ToolResult> {
     return this.kernel.invoke({ name, args, origin: 'host_direct', signal: options.signal })
+  }
+
+  /** Call a tool under the full model-side policy (permissions, confirmation, hooks, budget). */
+  governedTool(name: string, args: unknown, options: CallOptions = {}): Promise<ToolResult> {
+    return this.kernel.invoke({ name, args, origin: 'agent', signal: options.signal })
+  }
+
+  /**
+   * Session events from now on, as an async iterable. A slow consumer never blocks a call: its
+   * buffer is bounded and the oldest events are dropped and counted (`events_dropped`).
+   */
+  events(options: { signal?: AbortSignal } = {}): AsyncIterableIterator<SessionEvent> {
+    return this.kernel.events.subscribe(options.signal)
+  }
+
+  /** Calls waiting for a human answer. */
+  pendingConfirmations(): PendingConfirmation[] {
+    return this.kernel.pendingConfirmations()
+  }
+
+  /**
+   * Approve or refuse a pending call. Throws `IsoagentError` `not_found` for an unknown id and
+   * `invalid_argument` for one already answered, timed out or cancelled.
+   */
+  confirmToolUse(id: string, approved: boolean): void {
+    this.kernel.confirm(id, approved)
+  }
+
+  /** The full original of a projected result (`a3s://tool-output/...`), if still stored. */
+  getArtifact(uri: string): Promise<Uint8Array | undefined> {
+    return this.kernel.options.artifactStore.get(uri)
+  }
+
+  /** Plain-JSON state to resume this session elsewhere with `agent.resumeSession`. */
+  snapshot(): SessionSnapshot {
+    const o = this.kernel.options
+    return structuredClone({
+      schema: SNAPSHOT_SCHEMA,
+      created_at: new Date().toISOString(),
+      workspace: this.workspace.descriptor,
+      tool_result_transform_policy: o.policy,
+      permissions: o.permissions ?? {},
+      budget: { limits: this.kernel.budget.limits, used: this.kernel.budget.used },
+      tool_timeout_ms: o.toolTimeoutMs ?? null,
+      tools: this.toolNames(),
+    })
   }
 
   /**
@@ -110,7 +166,7 @@ export class Session {
     return this.tool('patch', { file_path: path, diff })
   }
 
-  /** Refuse new calls, abort running ones, release the workspace. */
+  /** Refuse new calls, abort running ones and pending confirmations, end event streams. */
   async close(): Promise<void> {
     if (this.kernel.closed) return
     this.kernel.close()

@@ -1,3 +1,4 @@
+import { batchTool } from './batch.ts'
 import { editTool } from './edit.ts'
 import { lsTool } from './ls.ts'
 import { patchTool } from './patch.ts'
@@ -12,4 +13,5 @@ export const builtinTools = [
   editTool,
   patchTool,
   lsTool,
+  batchTool,
 ] as unknown as readonly ToolSpec<Record<string, unknown>>[]

@@ -25,6 +25,15 @@ export interface ToolContext {
   callId: string
   /** Normalise and contain a caller-supplied path (throws `IsoagentError`). */
   path(input: string): WorkspacePath
+  /**
+   * Run another tool as a child of this call, through every gate of the kernel. Children of a
+   * host-direct `batch`/`program` keep host trust; all others are governed `nested` calls.
+   */
+  invoke(name: string, args: unknown): Promise<ToolResult>
+  /** Scheduling facts of a tool this session offers (undefined when it offers no such tool). */
+  scheduling(name: string): ToolScheduling | undefined
+  /** Stream part of the output while running (`tool_output_delta` events). */
+  emitOutput(delta: string): void
 }
 
 /** One tool: its model-facing contract and its implementation. */
@@ -38,6 +47,11 @@ export interface ToolSpec<Args = never> {
   scheduling: ToolScheduling
   /** Argument that permission rules like `tool(glob)` match against. */
   primaryArgument?: string
+  /**
+   * Validate arguments (returns a message, or undefined when valid). Built-in tools omit it and
+   * use their precompiled schema validators.
+   */
+  validate?(args: unknown): string | undefined
   /** Run with schema-valid `args`; may throw `IsoagentError`, which the kernel types. */
   run(args: Args, context: ToolContext): Promise<ToolResult>
 }

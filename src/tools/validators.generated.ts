@@ -690,3 +690,192 @@ validate14.errors = vErrors;
 return errors === 0;
 }
 
+export const batch = validate15;
+const schema16 = {"type":"object","additionalProperties":false,"required":["invocations"],"properties":{"invocations":{"type":"array","minItems":1,"maxItems":32,"items":{"type":"object","additionalProperties":false,"required":["tool","args"],"properties":{"id":{"type":"string","minLength":1,"maxLength":128,"description":"Your label for this call (default its index)."},"tool":{"type":"string","minLength":1,"description":"Tool name."},"args":{"type":"object","description":"Arguments of the tool."}}}},"max_concurrency":{"type":"integer","minimum":1,"maximum":16,"description":"Parallel calls when all are read-only (default 8)."}},"$id":"isoagent:batch"};
+
+function validate15(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="isoagent:batch" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.invocations === undefined) && (missing0 = "invocations")){
+validate15.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((key0 === "invocations") || (key0 === "max_concurrency"))){
+validate15.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.invocations !== undefined){
+let data0 = data.invocations;
+const _errs2 = errors;
+if(errors === _errs2){
+if(Array.isArray(data0)){
+if(data0.length > 32){
+validate15.errors = [{instancePath:instancePath+"/invocations",schemaPath:"#/properties/invocations/maxItems",keyword:"maxItems",params:{limit: 32},message:"must NOT have more than 32 items"}];
+return false;
+}
+else {
+if(data0.length < 1){
+validate15.errors = [{instancePath:instancePath+"/invocations",schemaPath:"#/properties/invocations/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+return false;
+}
+else {
+var valid1 = true;
+const len0 = data0.length;
+for(let i0=0; i0<len0; i0++){
+let data1 = data0[i0];
+const _errs4 = errors;
+if(errors === _errs4){
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+let missing1;
+if(((data1.tool === undefined) && (missing1 = "tool")) || ((data1.args === undefined) && (missing1 = "args"))){
+validate15.errors = [{instancePath:instancePath+"/invocations/" + i0,schemaPath:"#/properties/invocations/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+const _errs6 = errors;
+for(const key1 in data1){
+if(!(((key1 === "id") || (key1 === "tool")) || (key1 === "args"))){
+validate15.errors = [{instancePath:instancePath+"/invocations/" + i0,schemaPath:"#/properties/invocations/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs6 === errors){
+if(data1.id !== undefined){
+let data2 = data1.id;
+const _errs7 = errors;
+if(errors === _errs7){
+if(typeof data2 === "string"){
+if(data2.length > 128){
+validate15.errors = [{instancePath:instancePath+"/invocations/" + i0+"/id",schemaPath:"#/properties/invocations/items/properties/id/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+return false;
+}
+else {
+if(data2.length < 1){
+validate15.errors = [{instancePath:instancePath+"/invocations/" + i0+"/id",schemaPath:"#/properties/invocations/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+}
+else {
+validate15.errors = [{instancePath:instancePath+"/invocations/" + i0+"/id",schemaPath:"#/properties/invocations/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid2 = _errs7 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.tool !== undefined){
+let data3 = data1.tool;
+const _errs9 = errors;
+if(errors === _errs9){
+if(typeof data3 === "string"){
+if(data3.length < 1){
+validate15.errors = [{instancePath:instancePath+"/invocations/" + i0+"/tool",schemaPath:"#/properties/invocations/items/properties/tool/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate15.errors = [{instancePath:instancePath+"/invocations/" + i0+"/tool",schemaPath:"#/properties/invocations/items/properties/tool/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid2 = _errs9 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.args !== undefined){
+let data4 = data1.args;
+const _errs11 = errors;
+if(!(data4 && typeof data4 == "object" && !Array.isArray(data4))){
+validate15.errors = [{instancePath:instancePath+"/invocations/" + i0+"/args",schemaPath:"#/properties/invocations/items/properties/args/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+var valid2 = _errs11 === errors;
+}
+else {
+var valid2 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate15.errors = [{instancePath:instancePath+"/invocations/" + i0,schemaPath:"#/properties/invocations/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid1 = _errs4 === errors;
+if(!valid1){
+break;
+}
+}
+}
+}
+}
+else {
+validate15.errors = [{instancePath:instancePath+"/invocations",schemaPath:"#/properties/invocations/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.max_concurrency !== undefined){
+let data5 = data.max_concurrency;
+const _errs13 = errors;
+if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
+validate15.errors = [{instancePath:instancePath+"/max_concurrency",schemaPath:"#/properties/max_concurrency/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs13){
+if((typeof data5 == "number") && (isFinite(data5))){
+if(data5 > 16 || isNaN(data5)){
+validate15.errors = [{instancePath:instancePath+"/max_concurrency",schemaPath:"#/properties/max_concurrency/maximum",keyword:"maximum",params:{comparison: "<=", limit: 16},message:"must be <= 16"}];
+return false;
+}
+else {
+if(data5 < 1 || isNaN(data5)){
+validate15.errors = [{instancePath:instancePath+"/max_concurrency",schemaPath:"#/properties/max_concurrency/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs13 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+else {
+validate15.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate15.errors = vErrors;
+return errors === 0;
+}
+

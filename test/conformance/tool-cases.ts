@@ -424,8 +424,14 @@ export function toolConformance(
           old_string: '1',
           new_string: '2',
         })
-        const { dry_run: _d, applied: _a, ...dryRest } = dry.metadata!
-        const { dry_run: _r, applied: _b, ...realRest } = real.metadata!
+        // Same metadata but for the flags and the evidence of the (different) output text.
+        const { dry_run: _d, applied: _a, a3s_tool_result_evidence: _e, ...dryRest } = dry.metadata!
+        const {
+          dry_run: _r,
+          applied: _b,
+          a3s_tool_result_evidence: _f,
+          ...realRest
+        } = real.metadata!
         expect(dryRest).toEqual(realRest)
         expect(dry.metadata).toMatchObject({ dry_run: true, applied: false })
       })

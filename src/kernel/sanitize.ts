@@ -1,0 +1,56 @@
+/** Replacement for every redacted secret. */
+export const REDACTED = '[REDACTED]'
+
+/** Built-in credential patterns, redacted from every output, metadata value and event. */
+export const CREDENTIAL_PATTERNS: readonly RegExp[] = [
+  /-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)/g,
+  /\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[0-9A-Z]{16}\b/g,
+  /(?<=\baws_?secret_?access_?key\b["']?\s*[:=]\s*["']?)[A-Za-z0-9/+=]{40}\b/gi,
+  /\bBearer\s+[A-Za-z0-9\-._~+/]{8,}=*/g,
+  /\bsk-(?:proj-|ant-)?[A-Za-z0-9_-]{20,}/g,
+  /\bgh[pousr]_[A-Za-z0-9]{36,}\b/g,
+  /\bxox[abposr]-[A-Za-z0-9-]{10,}\b/g,
+]
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+}
+
+/** Redacts host-supplied secrets and built-in credential patterns from strings and JSON values. */
+export class Sanitizer {
+  private readonly patterns: RegExp[]
+
+  constructor(secrets: readonly string[] = []) {
+    const literal = [...new Set(secrets.filter((s) => typeof s === 'string' && s.length > 0))]
+      .sort((a, b) => b.length - a.length)
+      .map(escapeRegExp)
+    this.patterns = [
+      ...(literal.length > 0 ? [new RegExp(literal.join('|'), 'g')] : []),
+      ...CREDENTIAL_PATTERNS,
+    ]
+  }
+
+  /** `text` with every secret replaced by {@link REDACTED}. */
+  text(text: string): string {
+    let out = text
+    for (const pattern of this.patterns) {
+      pattern.lastIndex = 0
+      if (pattern.test(out)) {
+        pattern.lastIndex = 0
+        out = out.replace(pattern, REDACTED)
+      }
+    }
+    return out
+  }
+
+  /** A deep copy of a JSON-like value with every string (and key) sanitised. */
+  value<T>(value: T, depth = 0): T {
+    if (typeof value === 'string') return this.text(value) as T
+    if (depth > 64 || value === null || typeof value !== 'object') return value
+    if (Array.isArray(value)) return value.map((v) => this.value(v, depth + 1)) as T
+    if (value instanceof Uint8Array) return value
+    const out: Record<string, unknown> = {}
+    for (const [k, v] of Object.entries(value)) out[this.text(k)] = this.value(v, depth + 1)
+    return out as T
+  }
+}
