@@ -395,6 +395,10 @@ export class Kernel {
         return await cancelled('while queued')
       }
 
+      if (controller.signal.aborted) {
+        release()
+        return await cancelled('before it started')
+      }
       setState('running')
       if (this.events.hasSubscribers)
         this.events.emit({ type: 'tool_start', ...base, args: request.args, timestamp: Date.now() })
@@ -434,7 +438,8 @@ export class Kernel {
       let timer: ReturnType<typeof setTimeout> | undefined
       const interrupted = new Promise<'timeout' | 'abort'>((resolve) => {
         timer = setTimeout(() => resolve('timeout'), timeoutMs)
-        controller.signal.addEventListener('abort', () => resolve('abort'), { once: true })
+        if (controller.signal.aborted) resolve('abort')
+        else controller.signal.addEventListener('abort', () => resolve('abort'), { once: true })
       })
       let outcome = await Promise.race([running, interrupted])
       clearTimeout(timer)
