@@ -1,6 +1,10 @@
 import { sha256Hex, utf8 } from '../text/bytes.ts'
 import { utf8SafeHeadLength, utf8SafeTailStart } from '../text/preview.ts'
-import { isCompatibilityPolicy, type ToolResultTransformPolicyV1 } from './policy.ts'
+import {
+  isCompatibilityPolicy,
+  MARKER_RESERVE_BYTES,
+  type ToolResultTransformPolicyV1,
+} from './policy.ts'
 
 /** Schema id of the evidence attached to every result. */
 export const EVIDENCE_SCHEMA = 'a3s.code.tool-result-evidence.v1'
@@ -92,8 +96,10 @@ function foldRepeatedLines(text: string, threshold: number): string | undefined 
   return folded ? out.join('\n') : undefined
 }
 
-function cutMarker(omitted: number, total: number, uri: string): string {
-  return `\n[a3s: ${omitted} of ${total} bytes omitted; full output at ${uri}]\n`
+function cutMarker(omitted: number, total: number, uri: string | undefined): string {
+  return uri === undefined
+    ? `\n[a3s: ${omitted} of ${total} bytes omitted; full output at the evidence content_ref]\n`
+    : `\n[a3s: ${omitted} of ${total} bytes omitted; full output at ${uri}]\n`
 }
 
 /**
@@ -133,17 +139,21 @@ export async function projectOutput(
     bytes = steps.length > 0 ? utf8(text) : original
     if (bytes.length > policy.max_output_bytes) {
       const total = bytes.length
+      // The marker names the artifact unless its URI (i.e. the tool name) is too long for the
+      // marker reserve: then the marker points at content_ref instead, so the cap always holds.
+      const named =
+        utf8(cutMarker(total, total, uri)).length <= MARKER_RESERVE_BYTES ? uri : undefined
       if (isCompatibilityPolicy(policy)) {
-        const room = policy.max_output_bytes - utf8(cutMarker(total, total, uri)).length
-        const head = utf8SafeHeadLength(bytes, Math.min(policy.head_bytes, room))
-        text = decoder.decode(bytes.subarray(0, head)) + cutMarker(total - head, total, uri)
+        const room = policy.max_output_bytes - utf8(cutMarker(total, total, named)).length
+        const head = utf8SafeHeadLength(bytes, Math.max(0, Math.min(policy.head_bytes, room)))
+        text = decoder.decode(bytes.subarray(0, head)) + cutMarker(total - head, total, named)
         steps.push(ALGORITHMS.head)
       } else {
         const head = utf8SafeHeadLength(bytes, policy.head_bytes)
         const tailStart = utf8SafeTailStart(bytes, total - policy.tail_bytes)
         text =
           decoder.decode(bytes.subarray(0, head)) +
-          cutMarker(tailStart - head, total, uri) +
+          cutMarker(tailStart - head, total, named) +
           decoder.decode(bytes.subarray(tailStart))
         steps.push(ALGORITHMS.headTail)
       }
