@@ -1,10 +1,6 @@
-import { sha256Hex, utf8 } from '../text/bytes.ts'
+import { sha256Hex, utf8, utf8Length } from '../text/bytes.ts'
 import { utf8SafeHeadLength, utf8SafeTailStart } from '../text/preview.ts'
-import {
-  isCompatibilityPolicy,
-  MARKER_RESERVE_BYTES,
-  type ToolResultTransformPolicyV1,
-} from './policy.ts'
+import { MARKER_RESERVE_BYTES, type ToolResultTransformPolicyV1 } from './policy.ts'
 
 /** Schema id of the evidence attached to every result. */
 export const EVIDENCE_SCHEMA = 'a3s.code.tool-result-evidence.v1'
@@ -87,8 +83,10 @@ function foldRepeatedLines(text: string, threshold: number): string | undefined 
     let j = i + 1
     while (j < lines.length && lines[j] === lines[i]) j++
     const run = j - i
-    if (run >= threshold) {
-      out.push(lines[i]!, `[a3s: previous line repeated ${run - 1} more times]`)
+    const marker = `[a3s: previous line repeated ${run - 1} more times]`
+    // Fold only where it saves bytes: a run of short lines can be smaller than its marker.
+    if (run >= threshold && (run - 1) * (utf8Length(lines[i]!) + 1) > utf8Length(marker) + 1) {
+      out.push(lines[i]!, marker)
       folded = true
     } else for (let k = i; k < j; k++) out.push(lines[k]!)
     i = j
@@ -143,7 +141,7 @@ export async function projectOutput(
       // marker reserve: then the marker points at content_ref instead, so the cap always holds.
       const named =
         utf8(cutMarker(total, total, uri)).length <= MARKER_RESERVE_BYTES ? uri : undefined
-      if (isCompatibilityPolicy(policy)) {
+      if (policy.tail_bytes === 0) {
         const room = policy.max_output_bytes - utf8(cutMarker(total, total, named)).length
         const head = utf8SafeHeadLength(bytes, Math.max(0, Math.min(policy.head_bytes, room)))
         text = decoder.decode(bytes.subarray(0, head)) + cutMarker(total - head, total, named)
