@@ -108,7 +108,7 @@ export function memoryWorkspace(
       write: true,
       exec: false,
       git: false,
-      search: false,
+      search: true,
       atomicRename: true,
       conditionalWrite: true,
       symlinks: false,

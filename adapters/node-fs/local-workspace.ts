@@ -193,7 +193,7 @@ export function localWorkspace(
       write: true,
       exec: false,
       git: false,
-      search: false,
+      search: true,
       localRoot: realRoot,
       atomicRename: true,
       conditionalWrite: false,

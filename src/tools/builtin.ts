@@ -3,6 +3,7 @@ import { editTool } from './edit.ts'
 import { lsTool } from './ls.ts'
 import { patchTool } from './patch.ts'
 import { readTool } from './read.ts'
+import { searchTool } from './search/search.ts'
 import type { ToolSpec } from './tool.ts'
 import { writeTool } from './write.ts'
 
@@ -13,5 +14,6 @@ export const builtinTools = [
   editTool,
   patchTool,
   lsTool,
+  searchTool,
   batchTool,
 ] as unknown as readonly ToolSpec<Record<string, unknown>>[]

@@ -690,10 +690,253 @@ validate14.errors = vErrors;
 return errors === 0;
 }
 
-export const batch = validate15;
-const schema16 = {"type":"object","additionalProperties":false,"required":["invocations"],"properties":{"invocations":{"type":"array","minItems":1,"maxItems":32,"items":{"type":"object","additionalProperties":false,"required":["tool","args"],"properties":{"id":{"type":"string","minLength":1,"maxLength":128,"description":"Your label for this call (default its index)."},"tool":{"type":"string","minLength":1,"description":"Tool name."},"args":{"type":"object","description":"Arguments of the tool."}}}},"max_concurrency":{"type":"integer","minimum":1,"maximum":16,"description":"Parallel calls when all are read-only (default 8)."}},"$id":"isoagent:batch"};
+export const search = validate15;
+const schema16 = {"type":"object","additionalProperties":false,"required":["mode","query"],"properties":{"mode":{"type":"string","enum":["grep","glob","bm25"]},"query":{"type":"string","minLength":1,"maxLength":4096,"description":"Regex (grep), glob (glob) or words (bm25)."},"path":{"type":"string","description":"Directory or file to search (default the workspace root)."},"include":{"type":"string","minLength":1,"description":"Only files matching this glob (e.g. \"*.ts\", \"src/**/*.{js,ts}\", \"!*.min.js\")."},"context":{"type":"integer","minimum":0,"maximum":8,"description":"Lines of context around grep matches (default 0) or bm25 hits (default 2)."},"case_sensitive":{"type":"boolean","description":"grep: match case exactly (default true)."},"output_mode":{"type":"string","enum":["content","files_with_matches","count","summary"],"description":"grep output (default content)."},"limit":{"type":"integer","minimum":1,"maximum":1000,"description":"Page size: matching lines, files or paths (default 200, max 1000); bm25 hits (default 10, max 25)."},"cursor":{"type":"string","minLength":1,"description":"metadata.next_cursor of the previous page."},"sort":{"type":"string","enum":["path","backend"],"description":"path (default, stable paging) or the backend listing order."}},"$id":"isoagent:search"};
+const func2 = Object.prototype.hasOwnProperty;
 
 function validate15(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="isoagent:search" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.mode === undefined) && (missing0 = "mode")) || ((data.query === undefined) && (missing0 = "query"))){
+validate15.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(func2.call(schema16.properties, key0))){
+validate15.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.mode !== undefined){
+let data0 = data.mode;
+const _errs2 = errors;
+if(typeof data0 !== "string"){
+validate15.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!(((data0 === "grep") || (data0 === "glob")) || (data0 === "bm25"))){
+validate15.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/enum",keyword:"enum",params:{allowedValues: schema16.properties.mode.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.query !== undefined){
+let data1 = data.query;
+const _errs4 = errors;
+if(errors === _errs4){
+if(typeof data1 === "string"){
+if(data1.length > 4096){
+validate15.errors = [{instancePath:instancePath+"/query",schemaPath:"#/properties/query/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"}];
+return false;
+}
+else {
+if(data1.length < 1){
+validate15.errors = [{instancePath:instancePath+"/query",schemaPath:"#/properties/query/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+}
+else {
+validate15.errors = [{instancePath:instancePath+"/query",schemaPath:"#/properties/query/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.path !== undefined){
+const _errs6 = errors;
+if(typeof data.path !== "string"){
+validate15.errors = [{instancePath:instancePath+"/path",schemaPath:"#/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.include !== undefined){
+let data3 = data.include;
+const _errs8 = errors;
+if(errors === _errs8){
+if(typeof data3 === "string"){
+if(data3.length < 1){
+validate15.errors = [{instancePath:instancePath+"/include",schemaPath:"#/properties/include/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate15.errors = [{instancePath:instancePath+"/include",schemaPath:"#/properties/include/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.context !== undefined){
+let data4 = data.context;
+const _errs10 = errors;
+if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
+validate15.errors = [{instancePath:instancePath+"/context",schemaPath:"#/properties/context/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs10){
+if((typeof data4 == "number") && (isFinite(data4))){
+if(data4 > 8 || isNaN(data4)){
+validate15.errors = [{instancePath:instancePath+"/context",schemaPath:"#/properties/context/maximum",keyword:"maximum",params:{comparison: "<=", limit: 8},message:"must be <= 8"}];
+return false;
+}
+else {
+if(data4 < 0 || isNaN(data4)){
+validate15.errors = [{instancePath:instancePath+"/context",schemaPath:"#/properties/context/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.case_sensitive !== undefined){
+const _errs12 = errors;
+if(typeof data.case_sensitive !== "boolean"){
+validate15.errors = [{instancePath:instancePath+"/case_sensitive",schemaPath:"#/properties/case_sensitive/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs12 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.output_mode !== undefined){
+let data6 = data.output_mode;
+const _errs14 = errors;
+if(typeof data6 !== "string"){
+validate15.errors = [{instancePath:instancePath+"/output_mode",schemaPath:"#/properties/output_mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!((((data6 === "content") || (data6 === "files_with_matches")) || (data6 === "count")) || (data6 === "summary"))){
+validate15.errors = [{instancePath:instancePath+"/output_mode",schemaPath:"#/properties/output_mode/enum",keyword:"enum",params:{allowedValues: schema16.properties.output_mode.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs14 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.limit !== undefined){
+let data7 = data.limit;
+const _errs16 = errors;
+if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
+validate15.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs16){
+if((typeof data7 == "number") && (isFinite(data7))){
+if(data7 > 1000 || isNaN(data7)){
+validate15.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"}];
+return false;
+}
+else {
+if(data7 < 1 || isNaN(data7)){
+validate15.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs16 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.cursor !== undefined){
+let data8 = data.cursor;
+const _errs18 = errors;
+if(errors === _errs18){
+if(typeof data8 === "string"){
+if(data8.length < 1){
+validate15.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate15.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs18 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.sort !== undefined){
+let data9 = data.sort;
+const _errs20 = errors;
+if(typeof data9 !== "string"){
+validate15.errors = [{instancePath:instancePath+"/sort",schemaPath:"#/properties/sort/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!((data9 === "path") || (data9 === "backend"))){
+validate15.errors = [{instancePath:instancePath+"/sort",schemaPath:"#/properties/sort/enum",keyword:"enum",params:{allowedValues: schema16.properties.sort.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs20 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate15.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate15.errors = vErrors;
+return errors === 0;
+}
+
+export const batch = validate16;
+const schema17 = {"type":"object","additionalProperties":false,"required":["invocations"],"properties":{"invocations":{"type":"array","minItems":1,"maxItems":32,"items":{"type":"object","additionalProperties":false,"required":["tool","args"],"properties":{"id":{"type":"string","minLength":1,"maxLength":128,"description":"Your label for this call (default its index)."},"tool":{"type":"string","minLength":1,"description":"Tool name."},"args":{"type":"object","description":"Arguments of the tool."}}}},"max_concurrency":{"type":"integer","minimum":1,"maximum":16,"description":"Parallel calls when all are read-only (default 8)."}},"$id":"isoagent:batch"};
+
+function validate16(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="isoagent:batch" */;
 let vErrors = null;
 let errors = 0;
@@ -701,14 +944,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.invocations === undefined) && (missing0 = "invocations")){
-validate15.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate16.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "invocations") || (key0 === "max_concurrency"))){
-validate15.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate16.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -720,12 +963,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(Array.isArray(data0)){
 if(data0.length > 32){
-validate15.errors = [{instancePath:instancePath+"/invocations",schemaPath:"#/properties/invocations/maxItems",keyword:"maxItems",params:{limit: 32},message:"must NOT have more than 32 items"}];
+validate16.errors = [{instancePath:instancePath+"/invocations",schemaPath:"#/properties/invocations/maxItems",keyword:"maxItems",params:{limit: 32},message:"must NOT have more than 32 items"}];
 return false;
 }
 else {
 if(data0.length < 1){
-validate15.errors = [{instancePath:instancePath+"/invocations",schemaPath:"#/properties/invocations/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+validate16.errors = [{instancePath:instancePath+"/invocations",schemaPath:"#/properties/invocations/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
 }
 else {
@@ -738,14 +981,14 @@ if(errors === _errs4){
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 let missing1;
 if(((data1.tool === undefined) && (missing1 = "tool")) || ((data1.args === undefined) && (missing1 = "args"))){
-validate15.errors = [{instancePath:instancePath+"/invocations/" + i0,schemaPath:"#/properties/invocations/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate16.errors = [{instancePath:instancePath+"/invocations/" + i0,schemaPath:"#/properties/invocations/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs6 = errors;
 for(const key1 in data1){
 if(!(((key1 === "id") || (key1 === "tool")) || (key1 === "args"))){
-validate15.errors = [{instancePath:instancePath+"/invocations/" + i0,schemaPath:"#/properties/invocations/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate16.errors = [{instancePath:instancePath+"/invocations/" + i0,schemaPath:"#/properties/invocations/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -757,18 +1000,18 @@ const _errs7 = errors;
 if(errors === _errs7){
 if(typeof data2 === "string"){
 if(data2.length > 128){
-validate15.errors = [{instancePath:instancePath+"/invocations/" + i0+"/id",schemaPath:"#/properties/invocations/items/properties/id/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+validate16.errors = [{instancePath:instancePath+"/invocations/" + i0+"/id",schemaPath:"#/properties/invocations/items/properties/id/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
 if(data2.length < 1){
-validate15.errors = [{instancePath:instancePath+"/invocations/" + i0+"/id",schemaPath:"#/properties/invocations/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate16.errors = [{instancePath:instancePath+"/invocations/" + i0+"/id",schemaPath:"#/properties/invocations/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 }
 else {
-validate15.errors = [{instancePath:instancePath+"/invocations/" + i0+"/id",schemaPath:"#/properties/invocations/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate16.errors = [{instancePath:instancePath+"/invocations/" + i0+"/id",schemaPath:"#/properties/invocations/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -784,12 +1027,12 @@ const _errs9 = errors;
 if(errors === _errs9){
 if(typeof data3 === "string"){
 if(data3.length < 1){
-validate15.errors = [{instancePath:instancePath+"/invocations/" + i0+"/tool",schemaPath:"#/properties/invocations/items/properties/tool/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate16.errors = [{instancePath:instancePath+"/invocations/" + i0+"/tool",schemaPath:"#/properties/invocations/items/properties/tool/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate15.errors = [{instancePath:instancePath+"/invocations/" + i0+"/tool",schemaPath:"#/properties/invocations/items/properties/tool/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate16.errors = [{instancePath:instancePath+"/invocations/" + i0+"/tool",schemaPath:"#/properties/invocations/items/properties/tool/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -803,7 +1046,7 @@ if(data1.args !== undefined){
 let data4 = data1.args;
 const _errs11 = errors;
 if(!(data4 && typeof data4 == "object" && !Array.isArray(data4))){
-validate15.errors = [{instancePath:instancePath+"/invocations/" + i0+"/args",schemaPath:"#/properties/invocations/items/properties/args/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate16.errors = [{instancePath:instancePath+"/invocations/" + i0+"/args",schemaPath:"#/properties/invocations/items/properties/args/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 var valid2 = _errs11 === errors;
@@ -817,7 +1060,7 @@ var valid2 = true;
 }
 }
 else {
-validate15.errors = [{instancePath:instancePath+"/invocations/" + i0,schemaPath:"#/properties/invocations/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate16.errors = [{instancePath:instancePath+"/invocations/" + i0,schemaPath:"#/properties/invocations/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -830,7 +1073,7 @@ break;
 }
 }
 else {
-validate15.errors = [{instancePath:instancePath+"/invocations",schemaPath:"#/properties/invocations/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate16.errors = [{instancePath:instancePath+"/invocations",schemaPath:"#/properties/invocations/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -844,18 +1087,18 @@ if(data.max_concurrency !== undefined){
 let data5 = data.max_concurrency;
 const _errs13 = errors;
 if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-validate15.errors = [{instancePath:instancePath+"/max_concurrency",schemaPath:"#/properties/max_concurrency/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate16.errors = [{instancePath:instancePath+"/max_concurrency",schemaPath:"#/properties/max_concurrency/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs13){
 if((typeof data5 == "number") && (isFinite(data5))){
 if(data5 > 16 || isNaN(data5)){
-validate15.errors = [{instancePath:instancePath+"/max_concurrency",schemaPath:"#/properties/max_concurrency/maximum",keyword:"maximum",params:{comparison: "<=", limit: 16},message:"must be <= 16"}];
+validate16.errors = [{instancePath:instancePath+"/max_concurrency",schemaPath:"#/properties/max_concurrency/maximum",keyword:"maximum",params:{comparison: "<=", limit: 16},message:"must be <= 16"}];
 return false;
 }
 else {
 if(data5 < 1 || isNaN(data5)){
-validate15.errors = [{instancePath:instancePath+"/max_concurrency",schemaPath:"#/properties/max_concurrency/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate16.errors = [{instancePath:instancePath+"/max_concurrency",schemaPath:"#/properties/max_concurrency/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -871,11 +1114,11 @@ var valid0 = true;
 }
 }
 else {
-validate15.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate16.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate15.errors = vErrors;
+validate16.errors = vErrors;
 return errors === 0;
 }
 

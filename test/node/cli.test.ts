@@ -29,6 +29,7 @@ describe('isoagent CLI (built bin)', () => {
       'edit',
       'patch',
       'ls',
+      'search',
       'batch',
       '',
     ])

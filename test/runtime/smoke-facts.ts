@@ -16,7 +16,7 @@ export function stepNamed(record: SmokeRecord, name: string): SmokeStep {
 
 export function expectKeyFacts(record: SmokeRecord): void {
   const step = (name: string) => stepNamed(record, name)
-  expect(record.toolNames).toEqual(['read', 'write', 'edit', 'patch', 'ls', 'batch'])
+  expect(record.toolNames).toEqual(['read', 'write', 'edit', 'patch', 'ls', 'search', 'batch'])
 
   // read: CRLF line endings are not shown in the output; the BOM is not part of line 1.
   expect(step('read single (CRLF)')).toMatchObject({

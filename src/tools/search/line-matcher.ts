@@ -1,0 +1,175 @@
+import { RE2JS } from 're2js'
+import { IsoagentError } from '../../errors.ts'
+
+/** Finds the lines of a text that match a pattern, never across line ends. */
+export interface LineMatcher {
+  /** Engine serving the pattern: V8's backtracking RegExp, or a linear-time RE2 for risky patterns. */
+  engine: 'regexp' | 're2'
+  /**
+   * Offsets (into `text`) of the starts of lines that match, in order; `text` holds whole
+   * lines separated by `\n`.
+   */
+  matchingLineStarts(text: string, onLine: (lineStart: number, lineEnd: number) => boolean): void
+  /** Whether one line (without its line end) matches. */
+  test(line: string): boolean
+}
+
+const META = /[\\^$.*+?()[\]{}|]/
+
+/**
+ * Whether a quantified group contains another quantifier or an alternation (star height > 1 or
+ * a repeated alternation), the shapes that make a backtracking engine take exponential time.
+ */
+export function isRisky(pattern: string): boolean {
+  const stack: { inner: boolean }[] = [{ inner: false }]
+  let i = 0
+  let lastGroupInner = false
+  let lastWasGroup = false
+  while (i < pattern.length) {
+    const c = pattern[i]!
+    if (c === '\\') {
+      i += 2
+      lastWasGroup = false
+      continue
+    }
+    if (c === '[') {
+      i++
+      if (pattern[i] === '^') i++
+      if (pattern[i] === ']') i++
+      while (i < pattern.length && pattern[i] !== ']') i += pattern[i] === '\\' ? 2 : 1
+      i++
+      lastWasGroup = false
+      continue
+    }
+    if (c === '(') {
+      stack.push({ inner: false })
+      i++
+      lastWasGroup = false
+      continue
+    }
+    if (c === ')') {
+      const group = stack.pop() ?? { inner: false }
+      lastGroupInner = group.inner
+      lastWasGroup = true
+      i++
+      continue
+    }
+    if (c === '|') stack[stack.length - 1]!.inner = true
+    const unbounded =
+      c === '*' ||
+      c === '+' ||
+      (c === '{' &&
+        /^\{\d*,\d*\}/.test(pattern.slice(i)) &&
+        !/^\{\d*,[01]\}/.test(pattern.slice(i)))
+    if (unbounded || c === '?') {
+      if (unbounded && lastWasGroup && lastGroupInner) return true
+      stack[stack.length - 1]!.inner = true
+    }
+    lastWasGroup = false
+    i++
+  }
+  return false
+}
+
+/**
+ * Compile a search pattern. JavaScript regular expression syntax with Unicode (`u` flag);
+ * patterns whose shape risks catastrophic backtracking run on a linear-time RE2 engine instead
+ * (refused if RE2 cannot express them). Invalid patterns throw `invalid_argument` with the
+ * engine's message.
+ */
+export function compileLineMatcher(pattern: string, caseSensitive: boolean): LineMatcher {
+  if (pattern.includes('\n') || pattern.includes('\r')) {
+    throw new IsoagentError(
+      'invalid_argument',
+      'the pattern contains a line break; grep matches within single lines',
+    )
+  }
+  let regexp: RegExp
+  try {
+    regexp = new RegExp(pattern, caseSensitive ? 'gmu' : 'gimu')
+  } catch (cause) {
+    throw new IsoagentError(
+      'invalid_argument',
+      `invalid regular expression: ${(cause as Error).message}`,
+      { cause },
+    )
+  }
+  if (!META.test(pattern) && caseSensitive) return literalMatcher(pattern)
+  if (isRisky(pattern)) return re2Matcher(pattern, caseSensitive)
+  const single = new RegExp(pattern, caseSensitive ? 'u' : 'iu')
+  return {
+    engine: 'regexp',
+    test: (line) => single.test(line),
+    matchingLineStarts(text, onLine) {
+      regexp.lastIndex = 0
+      let from = 0
+      for (;;) {
+        regexp.lastIndex = from
+        const m = regexp.exec(text)
+        if (m === null) return
+        const lineStart = text.lastIndexOf('\n', m.index - 1) + 1
+        let lineEnd = text.indexOf('\n', m.index)
+        if (lineEnd === -1) lineEnd = text.length
+        // A match that runs across a line end (\s, [^x]) says nothing about its first line alone.
+        const within =
+          m.index + m[0].length <= lineEnd || single.test(text.slice(lineStart, lineEnd))
+        if (within && !onLine(lineStart, lineEnd)) return
+        if (lineEnd >= text.length) return
+        from = lineEnd + 1
+      }
+    },
+  }
+}
+
+function literalMatcher(literal: string): LineMatcher {
+  return {
+    engine: 'regexp',
+    test: (line) => line.includes(literal),
+    matchingLineStarts(text, onLine) {
+      if (literal === '') {
+        for (let start = 0; start <= text.length;) {
+          let end = text.indexOf('\n', start)
+          if (end === -1) end = text.length
+          if (!onLine(start, end) || end >= text.length) return
+          start = end + 1
+        }
+        return
+      }
+      let at = text.indexOf(literal)
+      while (at !== -1) {
+        const lineStart = text.lastIndexOf('\n', at - 1) + 1
+        let lineEnd = text.indexOf('\n', at)
+        if (lineEnd === -1) lineEnd = text.length
+        if (!onLine(lineStart, lineEnd) || lineEnd >= text.length) return
+        at = text.indexOf(literal, lineEnd + 1)
+      }
+    },
+  }
+}
+
+function re2Matcher(pattern: string, caseSensitive: boolean): LineMatcher {
+  let re: ReturnType<typeof RE2JS.compile>
+  try {
+    re = RE2JS.compile(pattern, caseSensitive ? 0 : RE2JS.CASE_INSENSITIVE)
+  } catch (cause) {
+    throw new IsoagentError(
+      'invalid_argument',
+      `the pattern nests repetition, which can take exponential time with backtracking, and the linear-time engine cannot run it (${(cause as Error).message}); simplify the pattern`,
+      { cause },
+    )
+  }
+  const test = (line: string) => re.matcher(line).find()
+  return {
+    engine: 're2',
+    test,
+    matchingLineStarts(text, onLine) {
+      for (let start = 0; start <= text.length;) {
+        let end = text.indexOf('\n', start)
+        if (end === -1) end = text.length
+        if (test(text.slice(start, end)) && !onLine(start, end)) return
+        if (end >= text.length) return
+        start = end + 1
+      }
+    },
+  }
+}

@@ -1,0 +1,235 @@
+import { IsoagentError } from '../../errors.ts'
+import { BINARY_SNIFF_BYTES } from '../../text/bytes.ts'
+import type { WorkspacePath } from '../../workspace/workspace-path.ts'
+import type { WorkspaceServices } from '../../workspace/workspace-services.ts'
+import type { LineMatcher } from './line-matcher.ts'
+
+/** Text handed to the matcher at once; files are streamed in blocks of about this size. */
+const BLOCK_CHARS = 1 << 20
+/** Bytes of the first read: files up to this size are read in one call. */
+const FIRST_READ_BYTES = 1 << 20
+/** A line longer than this (64 Mi characters) is not searched: the file is skipped and counted. */
+export const MAX_LINE_CHARS = 64 * 1024 * 1024
+
+/** One printed line of a content-mode result. */
+export interface ScanRecord {
+  /** 1-based line number. */
+  line: number
+  text: string
+  match: boolean
+}
+
+/** What to look for in one file. */
+export interface ScanRequest {
+  matcher: LineMatcher
+  /** `content` keeps matching (and context) lines; the others only count. */
+  keepText: boolean
+  /** Stop at the first match (files_with_matches). */
+  firstOnly: boolean
+  /** Context lines before and after each match (content mode). */
+  context: number
+  /** Resume: ignore matches on lines ≤ this. */
+  afterLine: number
+  /** Resume: never print lines ≤ this again. */
+  shownThrough: number
+  /** Content mode: keep at most this many matching lines; `more` says if another follows. */
+  maxMatches: number
+}
+
+/** What one file gave. */
+export interface ScanResult {
+  binary: boolean
+  /** Matching lines seen (all of them unless the scan stopped early). */
+  matches: number
+  records: ScanRecord[]
+  /** Line of the last kept match (0 if none). */
+  lastMatchLine: number
+  /** Last line printed, match or context (for the next page's dedupe). */
+  shownThrough: number
+  /** Content mode: more matching lines follow the kept ones. */
+  more: boolean
+  /** The file has a line over {@link MAX_LINE_CHARS} and was skipped. */
+  lineTooLong?: boolean
+}
+
+/** Strip a trailing CR for display (CRLF files). */
+function display(line: string): string {
+  return line.endsWith('\r') ? line.slice(0, -1) : line
+}
+
+/**
+ * Scan one file for matching lines, streaming it block by block so no file becomes one huge
+ * string. A NUL byte in the first 8 KiB marks it binary and it is skipped.
+ */
+export async function scanFile(
+  ws: WorkspaceServices,
+  path: WorkspacePath,
+  request: ScanRequest,
+  signal?: AbortSignal,
+): Promise<ScanResult> {
+  const result: ScanResult = {
+    binary: false,
+    matches: 0,
+    records: [],
+    lastMatchLine: 0,
+    shownThrough: request.shownThrough,
+    more: false,
+  }
+  const ctx = request.keepText ? request.context : 0
+  // Small files (most of a tree) take one read; larger ones stream the rest in chunks.
+  const head = await ws.read(path, { offset: 0, length: FIRST_READ_BYTES })
+  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined
+  let headPending = true
+  const nextChunk = async (): Promise<{ done: boolean; value?: Uint8Array }> => {
+    if (headPending) {
+      headPending = false
+      return { done: head.length < FIRST_READ_BYTES, value: head }
+    }
+    reader ??= (await ws.readStream(path, { offset: FIRST_READ_BYTES })).getReader()
+    return reader.read()
+  }
+  const decoder = new TextDecoder('utf-8')
+  let sniffed = 0
+  let pending = ''
+  /** Complete lines carried from the previous block for before-context. */
+  let prefix: string[] = []
+  /** Line number of the first line of the next block's new text. */
+  let nextLine = 1
+  /** After-context lines still owed after the last match. */
+  let owedAfter = 0
+  let done = false
+  let kept = 0
+
+  const emit = (line: number, text: string, match: boolean) => {
+    if (line <= result.shownThrough) return
+    result.records.push({ line, text: display(text), match })
+    result.shownThrough = line
+  }
+
+  /** Process `lines` (complete lines, the first numbered `first`); returns false to stop. */
+  const processBlock = (block: string, first: number): boolean => {
+    const before = prefix.length
+    const text = before > 0 ? prefix.join('\n') + '\n' + block : block
+    // Line-start index of this text, built only when line numbers or context are needed.
+    const starts: number[] = [0]
+    for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1))
+      starts.push(at + 1)
+    if (starts.length > 0 && starts[starts.length - 1] === text.length) starts.pop()
+    const baseLine = first - before
+    const newFrom = before > 0 ? starts[before]! : 0
+    const lineText = (i: number) => {
+      const s = starts[i]!
+      const e =
+        i + 1 < starts.length
+          ? starts[i + 1]! - 1
+          : text.endsWith('\n')
+            ? text.length - 1
+            : text.length
+      return text.slice(s, e)
+    }
+    let cursor = 0
+    const indexOf = (offset: number) => {
+      let lo = cursor
+      let hi = starts.length - 1
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >> 1
+        if (starts[mid]! <= offset) lo = mid
+        else hi = mid - 1
+      }
+      cursor = lo
+      return lo
+    }
+    let lastIndex = before - 1
+    const flushAfter = (upTo: number) => {
+      while (owedAfter > 0 && lastIndex + 1 < upTo) {
+        lastIndex++
+        emit(baseLine + lastIndex, lineText(lastIndex), false)
+        owedAfter--
+      }
+    }
+    let stop = false
+    request.matcher.matchingLineStarts(text, (lineStart) => {
+      if (lineStart < newFrom) return true
+      const index = indexOf(lineStart)
+      const line = baseLine + index
+      if (line <= request.afterLine) return true
+      if (request.keepText && kept >= request.maxMatches) {
+        flushAfter(index)
+        result.more = true
+        stop = true
+        return false
+      }
+      result.matches++
+      if (request.firstOnly) {
+        stop = true
+        return false
+      }
+      if (request.keepText) {
+        flushAfter(index)
+        owedAfter = 0
+        for (let i = Math.max(0, index - ctx); i < index; i++)
+          emit(baseLine + i, lineText(i), false)
+        emit(line, lineText(index), true)
+        kept++
+        result.lastMatchLine = line
+        owedAfter = ctx
+        lastIndex = index
+      }
+      return true
+    })
+    if (stop) return false
+    if (request.keepText) {
+      if (owedAfter > 0 && lastIndex < before - 1) lastIndex = before - 1
+      flushAfter(starts.length)
+    }
+    const all = starts.length
+    prefix =
+      ctx > 0
+        ? Array.from({ length: Math.min(ctx, all) }, (_, k) =>
+            lineText(all - Math.min(ctx, all) + k),
+          )
+        : []
+    return true
+  }
+
+  try {
+    while (!done) {
+      if (signal?.aborted) throw new IsoagentError('cancelled', 'search cancelled')
+      const { done: end, value } = await nextChunk()
+      if (value !== undefined && value.length > 0) {
+        if (sniffed < BINARY_SNIFF_BYTES) {
+          if (value.subarray(0, BINARY_SNIFF_BYTES - sniffed).indexOf(0) !== -1) {
+            result.binary = true
+            return result
+          }
+          sniffed += Math.min(value.length, BINARY_SNIFF_BYTES - sniffed)
+        }
+        pending += decoder.decode(value, { stream: true })
+      }
+      if (end) {
+        pending += decoder.decode()
+        done = true
+      }
+      if (pending.length >= BLOCK_CHARS || (done && pending.length > 0)) {
+        const cut = done ? pending.length : pending.lastIndexOf('\n') + 1
+        if (cut === 0) {
+          if (pending.length > MAX_LINE_CHARS) {
+            result.lineTooLong = true
+            return result
+          }
+          continue
+        }
+        const block = pending.slice(0, cut)
+        pending = pending.slice(cut)
+        let lines = 0
+        for (let at = block.indexOf('\n'); at !== -1; at = block.indexOf('\n', at + 1)) lines++
+        if (!block.endsWith('\n')) lines++
+        if (!processBlock(block, nextLine)) return result
+        nextLine += lines
+      }
+    }
+    return result
+  } finally {
+    await reader?.cancel().catch(() => {})
+  }
+}

@@ -1,0 +1,160 @@
+import { IsoagentError } from '../../errors.ts'
+import { decodeUtf8 } from '../../text/bytes.ts'
+import { WorkspacePath } from '../../workspace/workspace-path.ts'
+import type { DirEntry, WorkspaceServices } from '../../workspace/workspace-services.ts'
+import { compileIgnore, IGNORE_FILES, isIgnored, type IgnoreLevel } from './ignore-rules.ts'
+import { compareNames } from './path-order.ts'
+
+/** Why the walk passed something by. */
+export interface WalkSkips {
+  /** Directories that could not be listed (permissions, vanished). */
+  unreadable_dirs: number
+  /** Ignore files that could not be read or decoded. */
+  unreadable_ignore_files: number
+}
+
+/** Options of {@link walkFiles}. */
+export interface WalkOptions {
+  /** Start here (a directory, or a single file). */
+  start: WorkspacePath
+  signal?: AbortSignal
+  /** Visit only files sorting after this path in walk order (cursor resume). */
+  after?: string
+  /** Include the file at `after` itself. */
+  inclusive?: boolean
+  /** Keep the backend's listing order instead of sorting siblings by name. */
+  backendOrder?: boolean
+  skips: WalkSkips
+}
+
+const PAGE = 1000
+
+async function listAll(ws: WorkspaceServices, dir: WorkspacePath): Promise<DirEntry[]> {
+  const out: DirEntry[] = []
+  let after: string | undefined
+  for (;;) {
+    const page = await ws.list(dir, { after, limit: PAGE })
+    out.push(...page.entries)
+    if (page.next === undefined) return out
+    after = page.next
+  }
+}
+
+async function readIgnore(ws: WorkspaceServices, path: WorkspacePath, skips: WalkSkips) {
+  try {
+    return compileIgnore(decodeUtf8(await ws.read(path), path))
+  } catch {
+    skips.unreadable_ignore_files++
+    return undefined
+  }
+}
+
+async function levelFor(
+  ws: WorkspaceServices,
+  dir: WorkspacePath,
+  names: Set<string>,
+  skips: WalkSkips,
+): Promise<IgnoreLevel> {
+  const matchers = await Promise.all(
+    IGNORE_FILES.map((f) =>
+      names.has(f)
+        ? readIgnore(ws, WorkspacePath.child(dir, f), skips)
+        : Promise.resolve(undefined),
+    ),
+  )
+  const hasGit = names.has('.git')
+  let exclude
+  if (hasGit) {
+    const path = WorkspacePath.child(dir, '.git/info/exclude')
+    const stat = await ws.stat(path).catch(() => undefined)
+    if (stat?.kind === 'file') exclude = await readIgnore(ws, path, skips)
+  }
+  return { base: dir, matchers, hasGit, ...(exclude ? { exclude } : {}) }
+}
+
+/**
+ * Whether `path`'s relation to `after` lets the walk skip it: files at or before `after` in walk
+ * order are skipped; directories that cannot contain anything after it are not entered.
+ */
+function before(
+  path: string,
+  after: string | undefined,
+  isDir: boolean,
+  inclusive = false,
+): boolean {
+  if (after === undefined) return false
+  if (isDir) {
+    if (after.startsWith(path + '/')) return false
+    return comparePaths(path, after) < 0
+  }
+  const c = comparePaths(path, after)
+  return inclusive ? c < 0 : c <= 0
+}
+
+/** Walk order of two paths: segment by segment, by code point. */
+export function comparePaths(a: string, b: string): number {
+  const x = a.split('/')
+  const y = b.split('/')
+  for (let i = 0; i < Math.min(x.length, y.length); i++) {
+    const c = compareNames(x[i]!, y[i]!)
+    if (c !== 0) return c
+  }
+  return x.length - y.length
+}
+
+/**
+ * Every file a search sees, in ripgrep's `--sort path` order (depth first, siblings by name):
+ * hidden entries and `.git` skipped, `.rgignore`/`.ignore`/`.gitignore`/`.git/info/exclude`
+ * respected at every depth, symlinks never followed. Everything goes through the workspace port.
+ */
+export async function* walkFiles(
+  ws: WorkspaceServices,
+  options: WalkOptions,
+): AsyncGenerator<WorkspacePath> {
+  const { start, signal, skips, inclusive, backendOrder } = options
+  const after = backendOrder ? undefined : options.after
+  const stat = await ws.stat(start)
+  if (stat === undefined)
+    throw new IsoagentError('not_found', `path not found: ${WorkspacePath.display(start)}`, {
+      data: { path: start },
+    })
+  if (stat.kind === 'file') {
+    if (!before(start, after, false, inclusive)) yield start
+    return
+  }
+  // Ignore rules of the directories above the start apply too.
+  const levels: IgnoreLevel[] = []
+  const ancestors: WorkspacePath[] = []
+  for (let p = start; p !== ''; p = WorkspacePath.parent(p))
+    ancestors.unshift(WorkspacePath.parent(p))
+  for (const dir of ancestors) {
+    const names = new Set((await listAll(ws, dir).catch(() => [] as DirEntry[])).map((e) => e.name))
+    levels.push(await levelFor(ws, dir, names, skips))
+  }
+
+  async function* visit(dir: WorkspacePath): AsyncGenerator<WorkspacePath> {
+    if (signal?.aborted) throw new IsoagentError('cancelled', 'search cancelled')
+    let entries: DirEntry[]
+    try {
+      entries = await listAll(ws, dir)
+    } catch {
+      skips.unreadable_dirs++
+      return
+    }
+    const names = new Set(entries.map((e) => e.name))
+    levels.push(await levelFor(ws, dir, names, skips))
+    if (!backendOrder) entries.sort((a, b) => compareNames(a.name, b.name))
+    for (const entry of entries) {
+      if (entry.name.startsWith('.')) continue
+      if (entry.kind !== 'file' && entry.kind !== 'directory') continue
+      const path = WorkspacePath.child(dir, entry.name)
+      const isDir = entry.kind === 'directory'
+      if (before(path, after, isDir, inclusive)) continue
+      if (isIgnored(levels, path, isDir)) continue
+      if (isDir) yield* visit(path)
+      else yield path
+    }
+    levels.pop()
+  }
+  yield* visit(start)
+}
