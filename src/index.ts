@@ -1,7 +1,7 @@
 export { Agent } from './session/agent.ts'
 export type { AgentOptions, ResumeOptions, SessionOptions } from './session/agent.ts'
 export { Session } from './session/session.ts'
-export type { CallOptions, EditOptions, ToolDefinition } from './session/session.ts'
+export type { CallOptions, EditOptions, GrepOptions, ToolDefinition } from './session/session.ts'
 export type { CustomTool, ToolRuntime } from './session/custom-tool.ts'
 export { SNAPSHOT_SCHEMA } from './session/snapshot.ts'
 export type { SessionSnapshot } from './session/snapshot.ts'

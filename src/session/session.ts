@@ -20,6 +20,18 @@ export interface CallOptions {
   signal?: AbortSignal
 }
 
+/** Options of {@link Session.grep}: the `search` tool's grep arguments. */
+export interface GrepOptions {
+  path?: string
+  include?: string
+  context?: number
+  case_sensitive?: boolean
+  output_mode?: 'content' | 'files_with_matches' | 'count' | 'summary'
+  limit?: number
+  cursor?: string
+  sort?: 'path' | 'backend'
+}
+
 /** Options of {@link Session.editFile}. */
 export interface EditOptions {
   replace_all?: boolean
@@ -164,6 +176,39 @@ export class Session {
   /** Apply a unified diff to a file. */
   patchFile(path: string, diff: string): Promise<ToolResult> {
     return this.tool('patch', { file_path: path, diff })
+  }
+
+  /**
+   * Every path matching `pattern` (search mode glob, all pages), in path order. Throws
+   * `IsoagentError` when the search fails.
+   */
+  async glob(
+    pattern: string,
+    options: { path?: string; include?: string } = {},
+  ): Promise<string[]> {
+    const paths: string[] = []
+    let cursor: string | undefined
+    do {
+      const result = throwIfFailed(
+        await this.tool('search', {
+          mode: 'glob',
+          query: pattern,
+          ...options,
+          limit: 1000,
+          ...(cursor ? { cursor } : {}),
+        }),
+      )
+      const page = (result.metadata?.paths as string[] | undefined) ?? []
+      paths.push(...page)
+      cursor = (result.metadata?.next_cursor as string | null | undefined) ?? undefined
+    } while (cursor !== undefined)
+    return paths
+  }
+
+  /** The `search` tool's grep output for `pattern` (one page). Throws `IsoagentError` on failure. */
+  async grep(pattern: string, options: GrepOptions = {}): Promise<string> {
+    return throwIfFailed(await this.tool('search', { mode: 'grep', query: pattern, ...options }))
+      .output
   }
 
   /** Refuse new calls, abort running ones and pending confirmations, end event streams. */

@@ -238,6 +238,7 @@ async function runGlob(args: SearchArgs, context: ToolContext): Promise<ToolResu
     query: args.query,
     path: WorkspacePath.display(start),
     returned: paths.length,
+    paths,
     files_scanned: scanned,
     files_skipped: skipsMetadata(skips, { binary: 0, lineTooLong: 0, vanished: 0 }),
     truncated: nextCursor !== null,
