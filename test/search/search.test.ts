@@ -335,7 +335,7 @@ describe('search on local disk only', () => {
             : chunk,
         )
       ) {
-        await new Promise((r) => out.once('drain', r))
+        await new Promise<void>((r) => out.once('drain', () => r()))
       }
     }
     await new Promise<void>((r) => out.end(() => r()))
