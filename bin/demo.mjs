@@ -26,6 +26,19 @@ const steps = [
     ],
   ],
   [
+    'Grep like ripgrep (ignore files respected): matching lines per file',
+    [
+      'call',
+      'search',
+      '{"mode":"grep","query":"IsoagentError\\\\(","output_mode":"count","limit":5}',
+    ],
+  ],
+  ['Glob: test files', ['call', 'search', '{"mode":"glob","query":"*.test.ts","limit":6}']],
+  [
+    'BM25: ranked chunks for a question',
+    ['call', 'search', '{"mode":"bm25","query":"apply a unified diff hunk","limit":2,"context":1}'],
+  ],
+  [
     'An escape attempt, refused with a typed error',
     ['call', 'read', '{"file_path":"../../etc/passwd"}'],
   ],
