@@ -4,7 +4,13 @@
  * {@link forEachTerm} (see tokenize.ts for the analyser).
  */
 import { READ_MAX_LINE_CHARS, renderLine } from '../read-lines.ts'
-import { forEachTerm, queryTerms, type TermSink, type TokenizeOptions } from './tokenize.ts'
+import {
+  forEachTerm,
+  queryTerms,
+  type TermScanOptions,
+  type TermSink,
+  type TokenizeOptions,
+} from './tokenize.ts'
 
 /**
  * BM25 parameters, Lucene's defaults. For a query of distinct terms q (stop words removed) and a
@@ -16,9 +22,12 @@ import { forEachTerm, queryTerms, type TermSink, type TokenizeOptions } from './
  * ```
  *
  * where N is the number of chunks of all the ranked files, df(q) the number of chunks containing
- * q, tf(q, D) the occurrences of q in D, dl the length of D in terms and avgdl the mean dl over
- * the N chunks. Lucene's idf is never negative, so every chunk holding a query term scores > 0.
- * (Unlike Lucene, document lengths are exact, not quantised, and the (k1 + 1) factor is kept.)
+ * q, tf(q, D) the occurrences of q in D, dl the length of D in base terms and avgdl the mean dl
+ * over the N chunks. Base terms are identifier parts, words and CJK bigrams; the overlay terms
+ * (whole identifiers, `Intl.Segmenter` words) count in tf but not in dl, so dl is the same with
+ * and without the segmenter and runs that cannot hold a query word need not be segmented.
+ * Lucene's idf is never negative, so every chunk holding a query term scores > 0. Unlike Lucene,
+ * lengths are exact, not quantised, and the (k1 + 1) factor is kept.
  */
 export const BM25_PARAMS = { k1: 1.2, b: 0.75 } as const
 
@@ -137,31 +146,37 @@ interface Scored {
   score: number
 }
 
-/** Matches terms against the query terms without allocating a string for most terms. */
+/** Finds terms among the query terms without allocating: by length, first character, then `startsWith`. */
 class QueryMatcher {
   readonly terms: string[]
-  private readonly index = new Map<string, number>()
-  private readonly lengths = new Uint8Array(65)
+  private readonly long = new Map<string, number>()
+  private readonly byLength: (number[] | undefined)[] = []
   private readonly firsts = new Uint8Array(0x10000)
 
   constructor(terms: string[]) {
     this.terms = terms
     terms.forEach((t, i) => {
-      this.index.set(t, i)
-      this.lengths[Math.min(t.length, 64)] = 1
+      if (t.length >= MATCHER_SHORT) this.long.set(t, i)
+      else (this.byLength[t.length] ??= []).push(i)
       this.firsts[t.charCodeAt(0)] = 1
     })
   }
 
-  /** Index of `source.slice(start, end)` among the query terms, or -1. */
+  /** Index of the term `source.slice(start, end)` among the query terms, or -1. */
   find(source: string, start: number, end: number): number {
     const len = end - start
-    if (this.lengths[len > 64 ? 64 : len] === 0 || this.firsts[source.charCodeAt(start)] === 0) {
-      return -1
+    if (len >= MATCHER_SHORT) return this.long.get(source.slice(start, end)) ?? -1
+    const bucket = this.byLength[len]
+    if (bucket === undefined || this.firsts[source.charCodeAt(start)] === 0) return -1
+    for (let k = 0; k < bucket.length; k++) {
+      const t = bucket[k]!
+      if (source.startsWith(this.terms[t]!, start)) return t
     }
-    return this.index.get(source.slice(start, end)) ?? -1
+    return -1
   }
 }
+
+const MATCHER_SHORT = 64
 
 /**
  * Rank the 80-line chunks of `docs` against `query` with BM25 ({@link BM25_PARAMS}). Returns at
@@ -174,22 +189,33 @@ export function rankBm25(
   query: string,
   options: Bm25Options,
 ): Bm25Hit[] {
-  const tokenizeOptions: TokenizeOptions =
+  const queryOptions: TokenizeOptions =
     options.segmenter === undefined ? {} : { segmenter: options.segmenter }
-  const terms = queryTerms(query, tokenizeOptions)
+  const terms = queryTerms(query, queryOptions)
   const topK = Math.floor(options.topK)
   if (terms.length === 0 || !(topK > 0)) return []
   const context = Math.max(0, Math.floor(options.context) || 0)
   const matcher = new QueryMatcher(terms)
   const q = terms.length
+  // Segmenter words of a document can only match query terms of 3+ CJK characters, and only in
+  // runs containing one of them: other runs are not segmented.
+  const words = terms.filter(isCjkWordTerm)
+  const tokenizeOptions: TermScanOptions = {
+    ...queryOptions,
+    shouldSegment: (text, start, end) => {
+      if (words.length === 0) return false
+      const run = text.slice(start, end)
+      return words.some((w) => run.includes(w))
+    },
+  }
 
   // One pass: chunk lengths, document frequencies and the tf of query terms in chunks that hold one.
   const df = new Int32Array(q)
   let tf = new Int32Array(q)
   let length = 0
   let hits = 0
-  const count: TermSink = (source, start, end) => {
-    length++
+  const count: TermSink = (source, start, end, overlay) => {
+    if (!overlay) length++
     const t = matcher.find(source, start, end)
     if (t >= 0) {
       if (tf[t] === 0) hits++
@@ -253,6 +279,17 @@ export function rankBm25(
     })
 }
 
+const CJK_TERM =
+  /^[\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}\p{sc=Hangul}\u30FC\uFF70\uFF9E\uFF9F]+$/u
+
+/** A query term that only a segmenter word can match: three or more CJK characters. */
+function isCjkWordTerm(term: string): boolean {
+  if (!CJK_TERM.test(term)) return false
+  let chars = 0
+  for (const _ of term) chars++
+  return chars >= 3
+}
+
 function comparePaths(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0
 }
@@ -271,7 +308,7 @@ function renderSnippet(
   span: Span,
   matcher: QueryMatcher,
   context: number,
-  options: TokenizeOptions,
+  options: TermScanOptions,
 ): { text: string; startLine: number; endLine: number } {
   const lines = splitLines(text, span.start, span.end)
   // Up to `context` lines before the chunk...

@@ -19,18 +19,23 @@
  * - **One-letter parts dropped.** Single letters (`i`, `x`, the `s` of `don't`) are noise in
  *   code; single digits are kept (`v2` → 2, `v2`).
  * - **CJK** (Han, Hiragana, Katakana incl. `ー`, Hangul) runs never join Latin words. Each run
- *   yields its character bigrams (a one-character run yields that character), so a query and a
- *   document match whatever the segmentation. Where `Intl.Segmenter` exists it also yields the
- *   dictionary words of the run of one character or of three or more (two-character words are
- *   already bigrams and would be counted twice): `データベース接続` → データ, ータ, …, 接続,
- *   データベース. Without the segmenter (or with `{ segmenter: false }`) only bigrams are made.
- *   Both query and documents go through the same path, so they always agree.
+ *   yields its character bigrams, and a one-character run that character (as Lucene's
+ *   `CJKBigramFilter`), so a query and a document match however a segmenter would cut them.
+ *   Where `Intl.Segmenter` exists, a run also yields its dictionary words of three or more
+ *   characters (`データベース接続` → データ, ータ, …, 接続, データベース); shorter words are
+ *   bigrams already (or single characters, which are mostly particles). Long runs are segmented
+ *   in 256-code-unit windows: V8's segmenter slows down more than linearly on long inputs.
+ *   Without the segmenter (or with `{ segmenter: false }`) only bigrams are made. Query and
+ *   documents take the same path, so they always agree.
+ * - **Overlay terms.** The whole-identifier term and segmenter words re-describe text that base
+ *   terms already cover; sinks are told which terms they are (BM25 leaves them out of a chunk's
+ *   length, see bm25.ts).
  * - **Lower-casing** is `String.prototype.toLowerCase` (locale-independent). No stemming, no
  *   stop words here: stop words are dropped from queries only (see {@link QUERY_STOP_WORDS}).
  *
  * Speed: one pass over UTF-16 code units with a lazily filled class table (a regex runs once per
  * distinct non-ASCII code unit, never per character), one `toLowerCase` per call, and terms
- * reported as slices of the lower-cased text so a caller that only counts can skip allocation.
+ * reported as ranges of the lower-cased text so a caller that only counts allocates nothing.
  */
 
 /** Options of {@link tokenize}. */
@@ -43,68 +48,41 @@ export interface TokenizeOptions {
 }
 
 /**
- * Receives one term: `source.slice(start, end)`. Terms are lower-case already. Most terms are
- * slices of the lower-cased input; a counting sink can test `end - start` or a character before
- * it allocates the slice.
+ * Receives one term: `source.slice(start, end)`, lower-case already. Most terms are slices of the
+ * lower-cased input, so a counting sink can test `end - start` or a character before it allocates
+ * the slice. `overlay` marks the extra terms that re-describe text already covered by base terms:
+ * the whole-identifier term and segmenter words. BM25 counts only base terms in a chunk's length.
  */
-export type TermSink = (source: string, start: number, end: number) => void
+export type TermSink = (source: string, start: number, end: number, overlay: boolean) => void
+
+/** Options of {@link forEachTerm}. */
+export interface TermScanOptions extends TokenizeOptions {
+  /**
+   * Asked before the CJK run `text.slice(start, end)` is segmented; `false` skips the segmenter
+   * for it (its bigrams are still reported). A ranker passes "does the run contain a query word",
+   * which keeps the segmenter's cost off runs that cannot match.
+   */
+  shouldSegment?: (text: string, start: number, end: number) => boolean
+}
 
 /**
  * Query words dropped before ranking: Lucene's English stop set (`EnglishAnalyzer`) plus the
  * question words agents put in natural-language queries. Documents keep them (they count in
  * chunk length).
  */
-export const QUERY_STOP_WORDS: ReadonlySet<string> = new Set([
-  'a',
-  'an',
-  'and',
-  'are',
-  'as',
-  'at',
-  'be',
-  'but',
-  'by',
-  'for',
-  'if',
-  'in',
-  'into',
-  'is',
-  'it',
-  'no',
-  'not',
-  'of',
-  'on',
-  'or',
-  'such',
-  'that',
-  'the',
-  'their',
-  'then',
-  'there',
-  'these',
-  'they',
-  'this',
-  'to',
-  'was',
-  'will',
-  'with',
-  'how',
-  'what',
-  'when',
-  'where',
-  'which',
-  'who',
-  'why',
-  'do',
-  'does',
-])
+export const QUERY_STOP_WORDS: ReadonlySet<string> = new Set(
+  (
+    'a an and are as at be but by for if in into is it no not of on or such that the their then ' +
+    'there these they this to was will with how what when where which who why do does'
+  ).split(' '),
+)
 
 /** Lower-cased terms of `text`, in order, duplicates kept. See the module comment for the rules. */
 export function tokenize(text: string, options: TokenizeOptions = {}): string[] {
   const out: string[] = []
   forEachTerm(
     text,
-    (source, start, end) => {
+    (source, start, end, _overlay) => {
       out.push(start === 0 && end === source.length ? source : source.slice(start, end))
     },
     options,
@@ -212,32 +190,37 @@ function wordSegmenter(): Intl.Segmenter | undefined {
 
 const JOINERS = /[_-]+/g
 
+/** Longest text given to the segmenter at once: V8's segment iterator slows down on long inputs. */
+const SEGMENT_WINDOW = 256
+
 /**
  * Report every term of `text` to `sink`, in order; the allocation-free core of {@link tokenize}.
  */
-export function forEachTerm(text: string, sink: TermSink, options: TokenizeOptions = {}): void {
+export function forEachTerm(text: string, sink: TermSink, options: TermScanOptions = {}): void {
   const n = text.length
   if (n === 0) return
   const lowered = text.toLowerCase()
-  // Lower-casing may change lengths (`İ` → `i̇`); then slice and lower-case each term instead.
-  const aligned = lowered.length === n
+  // Lower-casing may change lengths (`İ` → `i̇`); then each term is sliced from `text` and
+  // lower-cased on its own. Identifier terms go to `emit(lowered, start, end, overlay)`; CJK
+  // terms (caseless) to `emit(text, start, end, overlay)`.
+  const emit: TermSink = lowered.length === n ? sink : relowering(text, sink)
   const segmenter = options.segmenter === false ? undefined : wordSegmenter()
-
-  const emit = (start: number, end: number): void => {
-    if (aligned) sink(lowered, start, end)
-    else {
-      const term = text.slice(start, end).toLowerCase()
-      sink(term, 0, term.length)
-    }
-  }
+  const shouldSegment = options.shouldSegment
 
   let i = 0
   while (i < n) {
     const c0 = text.charCodeAt(i)
-    const cls0 = classAt(text, i, c0)
+    let cls0 = TABLE[c0]!
     if (cls0 === SEP || cls0 === JOIN) {
-      i += widthAt(text, i, c0)
+      i++
       continue
+    }
+    if (cls0 === UNKNOWN) {
+      cls0 = classAt(text, i, c0)
+      if (cls0 === SEP) {
+        i += widthAt(text, i, c0)
+        continue
+      }
     }
 
     if (cls0 === CJK) {
@@ -245,35 +228,60 @@ export function forEachTerm(text: string, sink: TermSink, options: TokenizeOptio
       let astral = false
       while (i < n) {
         const c = text.charCodeAt(i)
-        if (classAt(text, i, c) !== CJK) break
-        const w = widthAt(text, i, c)
-        if (w === 2) astral = true
-        i += w
+        let cls = TABLE[c]!
+        if (cls === UNKNOWN) cls = classAt(text, i, c)
+        if (cls !== CJK) break
+        if (c >= 0xd800 && c <= 0xdbff) {
+          astral = true
+          i += 2 // classAt only returns CJK for a whole pair
+        } else i++
       }
-      emitCjk(text, start, i, astral, segmenter, emit)
+      emitBigrams(text, start, i, astral, emit)
+      if (
+        segmenter !== undefined &&
+        i - start >= 3 &&
+        (shouldSegment === undefined || shouldSegment(text, start, i))
+      ) {
+        emitSegments(segmenter, text, start, i, emit)
+      }
       continue
     }
 
-    // An identifier: word characters, possibly joined by `_`/`-`.
+    // An identifier: word characters, possibly joined by `_`/`-`. Parts end at joiners, at a
+    // lower→upper change, before the last capital of a capital run followed by a lower-case
+    // letter, and between digits and letters.
     const start = i
     let partStart = i
-    let parts = 0
+    let parts = 1
     let joined = false
-    let prev = cls0
-    let prevPos = i
-    let prevPrev = SEP
+    let prev = cls0 // class of the character before i
+    let prevPos = i // its position
+    let prevPrev = SEP // class of the character before that, within the part
     i += widthAt(text, i, c0)
-    while (i < n) {
+    for (;;) {
+      // The common case: more characters of the same class, no boundary.
+      let j = i
+      while (j < n && TABLE[text.charCodeAt(j)] === prev) j++
+      if (j > i) {
+        prevPrev = prev
+        prevPos = j - 1
+        i = j
+      }
+      if (i >= n) break
       const c = text.charCodeAt(i)
-      const cls = classAt(text, i, c)
+      let cls = TABLE[c]!
+      if (cls === UNKNOWN) cls = classAt(text, i, c)
       if (cls === JOIN) {
-        let j = i + 1
+        j = i + 1
         while (j < n && TABLE[text.charCodeAt(j)] === JOIN) j++
         if (j >= n) break
         const cj = text.charCodeAt(j)
-        const next = classAt(text, j, cj)
+        let next = TABLE[cj]!
+        if (next === UNKNOWN) next = classAt(text, j, cj)
         if (next !== LOWER && next !== UPPER && next !== DIGIT) break
-        emitPart(text, partStart, i, emit)
+        if (i - partStart > 1 || TABLE[text.charCodeAt(partStart)] === DIGIT) {
+          emit(lowered, partStart, i, false)
+        }
         parts++
         joined = true
         partStart = j
@@ -284,74 +292,89 @@ export function forEachTerm(text: string, sink: TermSink, options: TokenizeOptio
         continue
       }
       if (cls !== LOWER && cls !== UPPER && cls !== DIGIT) break
-      if ((prev === DIGIT) !== (cls === DIGIT) || (prev === LOWER && cls === UPPER)) {
-        emitPart(text, partStart, i, emit)
-        parts++
-        partStart = i
-      } else if (cls === LOWER && prev === UPPER && prevPrev === UPPER && prevPos > partStart) {
-        // `HTTPResponse`: the last capital starts the next part.
-        emitPart(text, partStart, prevPos, emit)
-        parts++
-        partStart = prevPos
+      if (cls !== prev) {
+        let cut = -1
+        if ((prev === DIGIT) !== (cls === DIGIT) || (prev === LOWER && cls === UPPER)) cut = i
+        else if (cls === LOWER && prevPrev === UPPER && prevPos > partStart) cut = prevPos
+        if (cut >= 0) {
+          // One-letter parts are dropped, one-digit parts kept.
+          if (cut - partStart > 1 || TABLE[text.charCodeAt(partStart)] === DIGIT) {
+            emit(lowered, partStart, cut, false)
+          }
+          parts++
+          partStart = cut
+        }
       }
       prevPrev = prev
       prev = cls
       prevPos = i
-      i += widthAt(text, i, c)
+      i += c >= 0xd800 && c <= 0xdbff ? widthAt(text, i, c) : 1
     }
-    emitPart(text, partStart, i, emit)
-    if (parts > 0) {
-      if (!joined) emit(start, i)
+    if (i - partStart > 1 || TABLE[text.charCodeAt(partStart)] === DIGIT) {
+      emit(lowered, partStart, i, false)
+    }
+    if (parts > 1) {
+      if (!joined) emit(lowered, start, i, true)
       else {
         const whole = text.slice(start, i).replace(JOINERS, '').toLowerCase()
-        sink(whole, 0, whole.length)
+        sink(whole, 0, whole.length, true)
       }
     }
   }
 }
 
-/** One identifier part: one-letter parts are dropped, one-digit parts kept. */
-function emitPart(
-  text: string,
-  start: number,
-  end: number,
-  emit: (start: number, end: number) => void,
-): void {
-  const len = end - start
-  if (len > 1 || TABLE[text.charCodeAt(start)] === DIGIT) emit(start, end)
+/** A sink for texts whose lower-cased form has another length: lower-cases each term alone. */
+function relowering(text: string, sink: TermSink): TermSink {
+  return (_lowered, start, end, overlay) => {
+    const term = text.slice(start, end).toLowerCase()
+    sink(term, 0, term.length, overlay)
+  }
 }
 
-function emitCjk(
+/** Bigrams of a CJK run; a one-character run yields that character. */
+function emitBigrams(
   text: string,
   start: number,
   end: number,
   astral: boolean,
-  segmenter: Intl.Segmenter | undefined,
-  emit: (start: number, end: number) => void,
+  emit: TermSink,
 ): void {
   if (!astral) {
-    if (end - start === 1) {
-      emit(start, end)
-      return
-    }
-    for (let k = start; k + 1 < end; k++) emit(k, k + 2)
-  } else {
-    const bounds: number[] = []
-    for (let k = start; k < end; k += widthAt(text, k, text.charCodeAt(k))) bounds.push(k)
-    bounds.push(end)
-    if (bounds.length === 2) {
-      emit(start, end)
-      return
-    }
-    for (let k = 0; k + 2 < bounds.length; k++) emit(bounds[k]!, bounds[k + 2]!)
+    if (end - start === 1) emit(text, start, end, false)
+    else for (let k = start; k + 1 < end; k++) emit(text, k, k + 2, false)
+    return
   }
-  if (segmenter === undefined) return
-  for (const seg of segmenter.segment(text.slice(start, end))) {
-    if (seg.isWordLike === false) continue
-    const s = start + seg.index
-    const e = s + seg.segment.length
-    let chars = 0
-    for (let k = s; k < e && chars < 3; k += widthAt(text, k, text.charCodeAt(k))) chars++
-    if (chars !== 2) emit(s, e)
+  const bounds: number[] = []
+  for (let k = start; k < end; k += widthAt(text, k, text.charCodeAt(k))) bounds.push(k)
+  bounds.push(end)
+  if (bounds.length === 2) emit(text, start, end, false)
+  else for (let k = 0; k + 2 < bounds.length; k++) emit(text, bounds[k]!, bounds[k + 2]!, false)
+}
+
+/**
+ * Segmenter words of three or more characters of a CJK run (shorter words add nothing to the
+ * bigrams but noise and cost). Long runs are segmented in windows of {@link SEGMENT_WINDOW} code
+ * units.
+ */
+function emitSegments(
+  segmenter: Intl.Segmenter,
+  text: string,
+  start: number,
+  end: number,
+  emit: TermSink,
+): void {
+  for (let from = start; from < end;) {
+    let to = Math.min(end, from + SEGMENT_WINDOW)
+    const last = text.charCodeAt(to - 1)
+    if (to < end && last >= 0xd800 && last <= 0xdbff) to--
+    for (const seg of segmenter.segment(text.slice(from, to))) {
+      if (seg.isWordLike === false) continue
+      const s = from + seg.index
+      const e = s + seg.segment.length
+      let chars = 0
+      for (let k = s; k < e && chars < 3; k += widthAt(text, k, text.charCodeAt(k))) chars++
+      if (chars >= 3) emit(text, s, e, true)
+    }
+    from = to
   }
 }
