@@ -1,3 +1,4 @@
+import { sha256 } from '@noble/hashes/sha2.js'
 import { IsoagentError } from '../errors.ts'
 
 const encoder = new TextEncoder()
@@ -97,12 +98,19 @@ export function firstInvalidUtf8(bytes: Uint8Array): number {
   return bytes.length
 }
 
-/** Lower-case hex SHA-256 of `bytes` (Web Crypto). */
+/** Below this size a synchronous JS SHA-256 beats Web Crypto's asynchronous round trip. */
+const SMALL_DIGEST_BYTES = 4096
+
+function hex(digest: Uint8Array): string {
+  let out = ''
+  for (const byte of digest) out += byte.toString(16).padStart(2, '0')
+  return out
+}
+
+/** Lower-case hex SHA-256 of `bytes` (a JS implementation for small inputs, Web Crypto above). */
 export async function sha256Hex(bytes: Uint8Array): Promise<string> {
-  const digest = await crypto.subtle.digest('SHA-256', bytes as Uint8Array<ArrayBuffer>)
-  let hex = ''
-  for (const byte of new Uint8Array(digest)) hex += byte.toString(16).padStart(2, '0')
-  return hex
+  if (bytes.length < SMALL_DIGEST_BYTES) return hex(sha256(bytes))
+  return hex(new Uint8Array(await crypto.subtle.digest('SHA-256', bytes as Uint8Array<ArrayBuffer>)))
 }
 
 /** Concatenate byte arrays. */
