@@ -30,8 +30,9 @@ export async function runBm25(args: SearchArgs, context: ToolContext): Promise<T
   const terms = [...new Set(queryTerms(args.query))]
   if (terms.length === 0)
     throw new IsoagentError('invalid_argument', 'the bm25 query has no searchable words')
-  const include = args.include === undefined ? undefined : compilePathGlob(args.include, 'include')
   const start = context.path(args.path ?? '.')
+  const include =
+    args.include === undefined ? undefined : compilePathGlob(args.include, 'include', start)
   const skips: WalkSkips = { unreadable_dirs: 0, unreadable_ignore_files: 0 }
   const candidates: { path: WorkspacePath; distinct: number }[] = []
   let scanned = 0

@@ -107,12 +107,19 @@ export function compileLineMatcher(pattern: string, caseSensitive: boolean): Lin
         regexp.lastIndex = from
         const m = regexp.exec(text)
         if (m === null) return
-        const lineStart = text.lastIndexOf('\n', m.index - 1) + 1
+        // An empty match after the final line end (`^`, `^$`, `x*`) is on no line.
+        if (m.index === text.length && text.endsWith('\n')) return
+        // (lastIndexOf clamps a start of -1 to 0, where it finds a leading empty line's \n.)
+        const lineStart = m.index === 0 ? 0 : text.lastIndexOf('\n', m.index - 1) + 1
         let lineEnd = text.indexOf('\n', m.index)
         if (lineEnd === -1) lineEnd = text.length
+        // In multiline mode `^` also matches after a `\r`, so between the `\r` and `\n` of a CRLF
+        // line end it finds an empty line that is not there (`^$` would match every CRLF line).
+        const afterCr = m.index === lineEnd && m.index > lineStart && text[m.index - 1] === '\r'
         // A match that runs across a line end (\s, [^x]) says nothing about its first line alone.
         const within =
-          m.index + m[0].length <= lineEnd || single.test(text.slice(lineStart, lineEnd))
+          (!afterCr && m.index + m[0].length <= lineEnd) ||
+          single.test(text.slice(lineStart, lineEnd))
         if (within && !onLine(lineStart, lineEnd)) return
         if (lineEnd >= text.length) return
         from = lineEnd + 1
@@ -163,10 +170,14 @@ function re2Matcher(pattern: string, caseSensitive: boolean): LineMatcher {
     engine: 're2',
     test,
     matchingLineStarts(text, onLine) {
-      for (let start = 0; start <= text.length;) {
+      // Lines start after each line end, but no line starts after the final one.
+      for (let start = 0; start < text.length || start === 0;) {
         let end = text.indexOf('\n', start)
         if (end === -1) end = text.length
-        if (test(text.slice(start, end)) && !onLine(start, end)) return
+        // As with the RegExp engine's multiline `$`, a CRLF line also matches without its `\r`.
+        const line = text.slice(start, end)
+        const matches = test(line) || (line.endsWith('\r') && test(line.slice(0, -1)))
+        if (matches && !onLine(start, end)) return
         if (end >= text.length) return
         start = end + 1
       }

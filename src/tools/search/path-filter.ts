@@ -4,15 +4,20 @@ import { IsoagentError } from '../../errors.ts'
 /**
  * A glob over workspace paths with ripgrep's `-g` semantics: picomatch syntax (brace sets,
  * extglobs, `**`); a pattern without `/` matches the file name at any depth; a leading `!`
- * negates.
+ * negates. Like ripgrep, which matches globs against directories as it walks, a negated glob
+ * that names a directory (`!vendor`, `!build/`) leaves out everything under it; a trailing `/`
+ * makes a glob match directories only. The directory a search starts in (`start`, and those
+ * above it) is given, not walked: ripgrep never filters it, and neither does this.
  */
-export function compilePathGlob(glob: string, what: string): (path: string) => boolean {
+export function compilePathGlob(glob: string, what: string, start = ''): (path: string) => boolean {
   const negated = glob.startsWith('!')
   const body = negated ? glob.slice(1) : glob
   if (body.length === 0) throw new IsoagentError('invalid_argument', `${what} is an empty glob`)
+  const dirOnly = body.length > 1 && body.endsWith('/')
+  const trimmed = dirOnly ? body.replace(/\/+$/, '') : body
   let match: (path: string) => boolean
   try {
-    match = picomatch(body.replace(/^\/+/, ''), { dot: true, basename: !body.includes('/') })
+    match = picomatch(trimmed.replace(/^\/+/, ''), { dot: true, basename: !trimmed.includes('/') })
   } catch (cause) {
     throw new IsoagentError(
       'invalid_argument',
@@ -20,5 +25,13 @@ export function compilePathGlob(glob: string, what: string): (path: string) => b
       { cause },
     )
   }
-  return negated ? (path) => !match(path) : match
+  const file = dirOnly ? () => false : match
+  if (!negated) return file
+  const underMatchingDir = (path: string) => {
+    const from = start === '' ? 0 : start.length + 1
+    for (let at = path.indexOf('/', from); at !== -1; at = path.indexOf('/', at + 1))
+      if (match(path.slice(0, at))) return true
+    return false
+  }
+  return (path) => !file(path) && !underMatchingDir(path)
 }

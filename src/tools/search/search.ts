@@ -192,9 +192,10 @@ async function runGlob(args: SearchArgs, context: ToolContext): Promise<ToolResu
     if (args[key] !== undefined)
       throw new IsoagentError('invalid_argument', `${key} does not apply to glob mode`)
   }
-  const matches = compilePathGlob(args.query, 'query')
-  const include = args.include === undefined ? undefined : compilePathGlob(args.include, 'include')
   const start = context.path(args.path ?? '.')
+  const matches = compilePathGlob(args.query, 'query', start)
+  const include =
+    args.include === undefined ? undefined : compilePathGlob(args.include, 'include', start)
   const limit = args.limit ?? SEARCH_LIMITS.paged.default
   const position = readCursor(args)
   const skips: WalkSkips = { unreadable_dirs: 0, unreadable_ignore_files: 0 }
@@ -258,8 +259,9 @@ async function runGrep(args: SearchArgs, context: ToolContext): Promise<ToolResu
     )
   }
   const matcher = compileLineMatcher(args.query, args.case_sensitive ?? true)
-  const include = args.include === undefined ? undefined : compilePathGlob(args.include, 'include')
   const start = context.path(args.path ?? '.')
+  const include =
+    args.include === undefined ? undefined : compilePathGlob(args.include, 'include', start)
   const limit =
     outputMode === 'summary'
       ? Number.POSITIVE_INFINITY

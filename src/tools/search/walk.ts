@@ -2,7 +2,7 @@ import { IsoagentError } from '../../errors.ts'
 import { decodeUtf8 } from '../../text/bytes.ts'
 import { WorkspacePath } from '../../workspace/workspace-path.ts'
 import type { DirEntry, WorkspaceServices } from '../../workspace/workspace-services.ts'
-import { compileIgnore, IGNORE_FILES, isIgnored, type IgnoreLevel } from './ignore-rules.ts'
+import { compileIgnore, ignoreDecision, IGNORE_FILES, type IgnoreLevel } from './ignore-rules.ts'
 import { compareNames } from './path-order.ts'
 
 /** Why the walk passed something by. */
@@ -104,8 +104,9 @@ export function comparePaths(a: string, b: string): number {
 
 /**
  * Every file a search sees, in ripgrep's `--sort path` order (depth first, siblings by name):
- * hidden entries and `.git` skipped, `.rgignore`/`.ignore`/`.gitignore`/`.git/info/exclude`
- * respected at every depth, symlinks never followed. Everything goes through the workspace port.
+ * hidden entries and `.git` skipped (unless an ignore file's `!` rule re-includes them, as
+ * ripgrep does), `.rgignore`/`.ignore`/`.gitignore`/`.git/info/exclude` respected at every
+ * depth, symlinks never followed. Everything goes through the workspace port.
  */
 export async function* walkFiles(
   ws: WorkspaceServices,
@@ -145,12 +146,14 @@ export async function* walkFiles(
     levels.push(await levelFor(ws, dir, names, skips))
     if (!backendOrder) entries.sort((a, b) => compareNames(a.name, b.name))
     for (const entry of entries) {
-      if (entry.name.startsWith('.')) continue
       if (entry.kind !== 'file' && entry.kind !== 'directory') continue
       const path = WorkspacePath.child(dir, entry.name)
       const isDir = entry.kind === 'directory'
       if (before(path, after, isDir, inclusive)) continue
-      if (isIgnored(levels, path, isDir)) continue
+      const decision = ignoreDecision(levels, path, isDir)
+      if (decision === 'ignore') continue
+      // Hidden entries are skipped unless an ignore file re-includes them (`!.github/`).
+      if (entry.name.startsWith('.') && decision !== 'whitelist') continue
       if (isDir) yield* visit(path)
       else yield path
     }
