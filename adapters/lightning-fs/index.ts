@@ -1,2 +1,14 @@
-// Until this adapter lands, this entry exports the isomorphic core (the same as `isoagent`).
+// The `isoagent/browser` entry: the isomorphic core plus the IndexedDB workspace (lightning-fs).
 export * from '../index.ts'
+export { browserWorkspace, DEFAULT_BROWSER_WORKSPACE_NAME } from './browser-workspace.ts'
+export type { BrowserWorkspaceOptions } from './browser-workspace.ts'
+
+import { registerWorkspaceKind } from '../../src/index.ts'
+import { browserWorkspace as browser } from './browser-workspace.ts'
+
+// Lets `agent.resumeSession(snapshot)` rebuild browser workspaces from their descriptor: the
+// same lightning-fs name opens the same IndexedDB database.
+registerWorkspaceKind('browser', (descriptor) => {
+  if (descriptor.kind !== 'browser') throw new Error('not a browser workspace descriptor')
+  return browser({ name: descriptor.name })
+})

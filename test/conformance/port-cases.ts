@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest'
 import { IsoagentError, WorkspacePath, type WorkspaceServices } from '../../adapters/index.ts'
 
 /** What one port operation did, in a form both a workspace and node:fs can produce. */
-type Outcome = { ok: unknown } | { error: string }
+export type Outcome = { ok: unknown } | { error: string }
 
 const ERRNO: Record<string, string> = {
   ENOENT: 'not_found',
@@ -15,7 +15,7 @@ const ERRNO: Record<string, string> = {
 }
 
 /** A port operation: run against a workspace, and the same against plain node:fs in `root`. */
-interface Operation {
+export interface Operation {
   label: string
   workspace(ws: WorkspaceServices): Promise<unknown>
   disk(root: string): unknown
@@ -69,7 +69,7 @@ function diskWrite(root: string, path: string, content: string) {
   return null
 }
 
-const operations: Operation[] = [
+export const operations: Operation[] = [
   {
     label: 'write nested',
     workspace: (ws) => ws.write(p('a/b/c.txt'), enc.encode('hello\nworld\n')).then(() => null),
@@ -224,7 +224,7 @@ const operations: Operation[] = [
   },
 ]
 
-async function outcomeOf(run: () => unknown): Promise<Outcome> {
+export async function outcomeOf(run: () => unknown): Promise<Outcome> {
   try {
     return { ok: await run() }
   } catch (error) {

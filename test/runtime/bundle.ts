@@ -18,10 +18,23 @@ export type BundleInput =
   /** Module source; its relative imports resolve against `resolveDir`. */
   | { contents: string; resolveDir: string; target: BundleTarget }
 
+/** Extra bundling options. */
+export interface BundleOptions {
+  /** esbuild plugins that run before the Node built-in check (test shims standing in for modules). */
+  plugins?: Plugin[]
+}
+
 const CONDITIONS: Record<BundleTarget, string[]> = {
   // What wrangler resolves for Workers.
   workerd: ['workerd', 'worker', 'browser'],
   browser: ['browser'],
+}
+
+// Package fields that name the entry: a browser build prefers a package's `browser` file, as
+// esbuild's and Vite's browser builds do (lightning-fs's text encoder has a Buffer-based `main`).
+const MAIN_FIELDS: Record<BundleTarget, string[]> = {
+  workerd: ['module', 'main'],
+  browser: ['browser', 'module', 'main'],
 }
 
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
@@ -43,7 +56,7 @@ export const forbidNodeBuiltins: Plugin = {
 }
 
 /** Bundle `input` into one ESM module and return its code. Throws when the build fails. */
-export async function bundle(input: BundleInput): Promise<string> {
+export async function bundle(input: BundleInput, options: BundleOptions = {}): Promise<string> {
   const result = await build({
     ...('entry' in input
       ? { entryPoints: [resolve(ROOT, input.entry)] }
@@ -60,13 +73,13 @@ export async function bundle(input: BundleInput): Promise<string> {
     write: false,
     format: 'esm',
     platform: 'neutral',
-    mainFields: ['module', 'main'],
+    mainFields: MAIN_FIELDS[input.target],
     conditions: CONDITIONS[input.target],
     target: 'es2022',
     minify: false,
     sourcemap: false,
     logLevel: 'silent',
-    plugins: [forbidNodeBuiltins],
+    plugins: [...(options.plugins ?? []), forbidNodeBuiltins],
   })
   const [file] = result.outputFiles
   if (file === undefined || result.outputFiles.length !== 1) {
