@@ -110,7 +110,9 @@ function hex(digest: Uint8Array): string {
 /** Lower-case hex SHA-256 of `bytes` (a JS implementation for small inputs, Web Crypto above). */
 export async function sha256Hex(bytes: Uint8Array): Promise<string> {
   if (bytes.length < SMALL_DIGEST_BYTES) return hex(sha256(bytes))
-  return hex(new Uint8Array(await crypto.subtle.digest('SHA-256', bytes as Uint8Array<ArrayBuffer>)))
+  return hex(
+    new Uint8Array(await crypto.subtle.digest('SHA-256', bytes as Uint8Array<ArrayBuffer>)),
+  )
 }
 
 /** Concatenate byte arrays. */
