@@ -6,6 +6,8 @@ export default tseslint.config(
     ignores: [
       'dist/**',
       'node_modules/**',
+      '.bench-data/**',
+      'coverage/**',
       'src/tools/validators.generated.ts',
       'web-demo/dist/**',
     ],
