@@ -1,5 +1,7 @@
 import LightningFS from '@isomorphic-git/lightning-fs'
 import {
+  checkPrecondition,
+  pageOfNames,
   IsoagentError,
   WorkspacePath,
   type ByteRange,
@@ -428,24 +430,7 @@ export function browserWorkspace(options: BrowserWorkspaceOptions = {}): Workspa
     const current = probe.kind === 'ok' ? await lstat(path) : undefined
     if (current?.type === 'dir') throw isDirectory(path)
     if (current?.type === 'symlink') throw throughSymlink(path, path)
-    const pre = options.precondition
-    if (pre?.ifAbsent && current !== undefined) {
-      throw new IsoagentError('version_conflict', `${path} was created by someone else meanwhile`, {
-        data: { path, expected: null, actual: versionOf(current) },
-      })
-    }
-    if (
-      pre?.ifVersion !== undefined &&
-      (current === undefined || versionOf(current) !== pre.ifVersion)
-    ) {
-      throw new IsoagentError('version_conflict', `${path} changed since it was read`, {
-        data: {
-          path,
-          expected: pre.ifVersion,
-          actual: current === undefined ? null : versionOf(current),
-        },
-      })
-    }
+    checkPrecondition(path, current === undefined ? null : versionOf(current), options.precondition)
     let createdDirs: string[] = []
     if (probe.kind === 'missing') {
       if (options.createParents === false) throw notFound(parent)
@@ -571,14 +556,7 @@ export function browserWorkspace(options: BrowserWorkspaceOptions = {}): Workspa
           } catch (error) {
             throw fromFsError(error, path, 'list')
           }
-          const after = listOptions.after
-          let from = 0
-          if (after !== undefined) {
-            from = names.findIndex((n) => n > after)
-            if (from === -1) from = names.length
-          }
-          const limit = listOptions.limit ?? Number.POSITIVE_INFINITY
-          const slice = names.slice(from, from + limit)
+          const { names: slice, next } = pageOfNames(names, listOptions.after, listOptions.limit)
           const entries: DirEntry[] = []
           for (const child of slice) {
             const s = await lstat(WorkspacePath.child(path, child))
@@ -588,9 +566,7 @@ export function browserWorkspace(options: BrowserWorkspaceOptions = {}): Workspa
               kind === 'file' ? { name: child, kind, size: s.size } : { name: child, kind },
             )
           }
-          return from + limit < names.length
-            ? { entries, next: slice[slice.length - 1]! }
-            : { entries }
+          return next === undefined ? { entries } : { entries, next }
         }),
       )
     },

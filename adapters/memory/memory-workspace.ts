@@ -1,5 +1,7 @@
 import {
+  checkPrecondition,
   IsoagentError,
+  pageOfNames,
   WorkspacePath,
   type ByteRange,
   type ListOptions,
@@ -72,21 +74,11 @@ export function memoryWorkspace(
     if (dirs.has(path))
       throw new IsoagentError('is_directory', `${path} is a directory`, { data: { path } })
     const existing = files.get(path)
-    const pre = options.precondition
-    if (pre?.ifAbsent && existing !== undefined) {
-      throw new IsoagentError('version_conflict', `${path} was created by someone else meanwhile`, {
-        data: { path, expected: null, actual: String(existing.version) },
-      })
-    }
-    if (pre?.ifVersion !== undefined && String(existing?.version) !== pre.ifVersion) {
-      throw new IsoagentError('version_conflict', `${path} changed since it was read`, {
-        data: {
-          path,
-          expected: pre.ifVersion,
-          actual: existing === undefined ? null : String(existing.version),
-        },
-      })
-    }
+    checkPrecondition(
+      path,
+      existing === undefined ? null : String(existing.version),
+      options.precondition,
+    )
     const parent = WorkspacePath.parent(path)
     if (!dirs.has(parent)) {
       if (options.createParents === false) throw notFound(parent)
@@ -150,12 +142,7 @@ export function memoryWorkspace(
           throw new IsoagentError('not_directory', `${path} is a file`, { data: { path } })
         throw notFound(path)
       }
-      const names = [...children].sort()
-      const after = options.after
-      const start = after === undefined ? 0 : names.findIndex((n) => n > after)
-      const from = start === -1 ? names.length : start
-      const limit = options.limit ?? Number.POSITIVE_INFINITY
-      const slice = names.slice(from, from + limit)
+      const { names: slice, next } = pageOfNames([...children].sort(), options.after, options.limit)
       const entries = slice.map((name) => {
         const child = WorkspacePath.child(path, name)
         const file = files.get(child)
@@ -163,7 +150,7 @@ export function memoryWorkspace(
           ? { name, kind: 'directory' as const }
           : { name, kind: 'file' as const, size: file.data.length }
       })
-      return from + limit < names.length ? { entries, next: slice[slice.length - 1]! } : { entries }
+      return next === undefined ? { entries } : { entries, next }
     },
     async mkdir(path) {
       ensureDir(path)

@@ -3,7 +3,10 @@ import { realpathSync, statSync } from 'node:fs'
 import * as fs from 'node:fs/promises'
 import * as nodePath from 'node:path'
 import {
+  checkPrecondition,
   IsoagentError,
+  keyedLock,
+  pageOfNames,
   WorkspacePath,
   type ByteRange,
   type DirEntry,
@@ -78,7 +81,7 @@ export function localWorkspace(
     })
   }
   const chunkBytes = options.readChunkBytes ?? 1024 * 1024
-  const locks = new Map<string, Promise<unknown>>()
+  const withLock = keyedLock()
 
   const contained = (real: string) => real === realRoot || real.startsWith(realRoot + nodePath.sep)
   const escape = (path: string) =>
@@ -137,18 +140,6 @@ export function localWorkspace(
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
       throw fromErrno(error, path, 'stat')
-    }
-  }
-
-  async function withLock<T>(key: string, run: () => Promise<T>): Promise<T> {
-    const previous = locks.get(key) ?? Promise.resolve()
-    const next = previous.then(run, run)
-    const settled = next.catch(() => undefined)
-    locks.set(key, settled)
-    try {
-      return await next
-    } finally {
-      if (locks.get(key) === settled) locks.delete(key)
     }
   }
 
@@ -265,21 +256,7 @@ export function localWorkspace(
         if (current?.kind === 'directory') {
           throw new IsoagentError('is_directory', `${path} is a directory`, { data: { path } })
         }
-        const pre = writeOptions.precondition
-        if (pre?.ifAbsent && current !== undefined) {
-          throw new IsoagentError(
-            'version_conflict',
-            `${path} was created by someone else meanwhile`,
-            {
-              data: { path, expected: null, actual: current.version },
-            },
-          )
-        }
-        if (pre?.ifVersion !== undefined && current?.version !== pre.ifVersion) {
-          throw new IsoagentError('version_conflict', `${path} changed on disk since it was read`, {
-            data: { path, expected: pre.ifVersion, actual: current?.version ?? null },
-          })
-        }
+        checkPrecondition(path, current?.version ?? null, writeOptions.precondition)
         const dir = nodePath.dirname(real)
         try {
           if (writeOptions.createParents !== false) await fs.mkdir(dir, { recursive: true })
@@ -313,18 +290,17 @@ export function localWorkspace(
       } catch (error) {
         throw fromErrno(error, path, 'list')
       }
-      const names = dirents.map((d) => d.name).sort()
       const byName = new Map(dirents.map((d) => [d.name, d]))
-      const after = listOptions.after
-      let from = 0
-      if (after !== undefined) {
-        from = names.findIndex((n) => n > after)
-        if (from === -1) from = names.length
-      }
-      const limit = listOptions.limit ?? Number.POSITIVE_INFINITY
-      const slice = names.slice(from, from + limit)
-      const entries: DirEntry[] = slice.map((name) => ({ name, kind: kindOf(byName.get(name)!) }))
-      return from + limit < names.length ? { entries, next: slice[slice.length - 1]! } : { entries }
+      const page = pageOfNames(
+        dirents.map((d) => d.name).sort(),
+        listOptions.after,
+        listOptions.limit,
+      )
+      const entries: DirEntry[] = page.names.map((name) => ({
+        name,
+        kind: kindOf(byName.get(name)!),
+      }))
+      return page.next === undefined ? { entries } : { entries, next: page.next }
     },
 
     async mkdir(path) {

@@ -18,6 +18,7 @@ import {
   type S3ClientConfig,
 } from '@aws-sdk/client-s3'
 import {
+  keyedLock,
   IsoagentError,
   WorkspacePath,
   type ByteRange,
@@ -201,7 +202,7 @@ export function s3Workspace(options: S3WorkspaceOptions): S3WorkspaceServices {
 
   let conditional: boolean | undefined = mode === 'auto' ? undefined : mode
   let probing: Promise<boolean> | undefined
-  const locks = new Map<string, Promise<unknown>>()
+  const withLock = keyedLock()
 
   const fail = (error: unknown, op: string, path?: string) =>
     s3Error(error, path === undefined ? { op, bucket } : { op, bucket, path })
@@ -226,18 +227,6 @@ export function s3Workspace(options: S3WorkspaceOptions): S3WorkspaceServices {
       return await run()
     } catch (error) {
       throw fail(error, op, path)
-    }
-  }
-
-  async function withLock<T>(key: string, run: () => Promise<T>): Promise<T> {
-    const previous = locks.get(key) ?? Promise.resolve()
-    const next = previous.then(run, run)
-    const settled = next.catch(() => undefined)
-    locks.set(key, settled)
-    try {
-      return await next
-    } finally {
-      if (locks.get(key) === settled) locks.delete(key)
     }
   }
 

@@ -14,3 +14,4 @@ export type {
 } from './workspace-services.ts'
 export { WorkspacePath, MAX_PATH_LENGTH, MAX_SEGMENT_BYTES } from './workspace-path.ts'
 export type { ParsePathOptions } from './workspace-path.ts'
+export { checkPrecondition, keyedLock, pageOfNames } from './adapter-kit.ts'
