@@ -13,8 +13,13 @@ export interface WindowLine {
 /** Lines `[offset, offset + limit)` of a text, plus facts gathered from a full scan. */
 export interface LineWindow {
   lines: WindowLine[]
-  /** Lines in the whole file (a final line without a newline counts). */
+  /**
+   * Lines in the whole file (a final line without a newline counts) when `complete`; else the
+   * lines counted before the scan stopped, a lower bound.
+   */
   totalLines: number
+  /** The whole file was scanned (see {@link LineWindowOptions.countBeyondBytes}). */
+  complete: boolean
   totalBytes: number
   bom: boolean
   /** Line endings seen in the whole file. */
@@ -29,6 +34,11 @@ export interface LineWindowOptions {
   maxLineChars: number
   /** Path for error messages. */
   path: string
+  /**
+   * After the window is filled, keep counting lines for at most this many more bytes, then stop
+   * reading (default: count to the end).
+   */
+  countBeyondBytes?: number
 }
 
 /**
@@ -45,6 +55,7 @@ export class LineWindowCollector {
   private keptBytes = 0
   private sniffed = 0
   private totalBytes = 0
+  private filledAt: number | undefined
   private prevByte = -1
   private lf = 0
   private crlf = 0
@@ -148,8 +159,8 @@ export class LineWindowCollector {
   }
 
   /** Finish after the last chunk. */
-  finish(): LineWindow {
-    if (this.lineBytes > 0) this.endLine()
+  finish(complete = true): LineWindow {
+    if (complete && this.lineBytes > 0) this.endLine()
     const eol =
       this.lf === 0 && this.crlf === 0
         ? 'none'
@@ -161,6 +172,7 @@ export class LineWindowCollector {
     return {
       lines: this.lines,
       totalLines: this.lineIndex,
+      complete,
       totalBytes: this.totalBytes,
       bom: this.bom,
       eol,
@@ -170,6 +182,14 @@ export class LineWindowCollector {
   /** True once every window line has been seen (the rest only counts lines). */
   get windowFilled(): boolean {
     return this.lineIndex >= this.options.offset + this.options.limit
+  }
+
+  /** True when the window is filled and the counting allowance after it is used up. */
+  get canStop(): boolean {
+    if (!this.windowFilled) return false
+    this.filledAt ??= this.totalBytes
+    const beyond = this.options.countBeyondBytes
+    return beyond !== undefined && this.totalBytes - this.filledAt >= beyond
   }
 }
 
@@ -188,6 +208,10 @@ export async function collectLineWindow(
       const { done, value } = await reader.read()
       if (done) break
       collector.push(value)
+      if (collector.canStop) {
+        await reader.cancel().catch(() => {})
+        return collector.finish(false)
+      }
     }
   } catch (error) {
     await reader.cancel().catch(() => {})

@@ -7,6 +7,12 @@ import type { ToolContext } from './tool.ts'
 export const READ_MAX_LINES = 2000
 /** Lines longer than this many characters are cut for display. */
 export const READ_MAX_LINE_CHARS = 2000
+/**
+ * After the requested lines, a read counts the file's remaining lines for at most this many more
+ * bytes; past that it stops reading (an S3 object or a 1 GB log is not fetched whole for one page)
+ * and `total_lines` is `null`.
+ */
+export const READ_COUNT_BEYOND_BYTES = 8 * 1024 * 1024
 
 /** A window of a text file read for the `read` tool. */
 export interface ReadWindow {
@@ -15,6 +21,8 @@ export interface ReadWindow {
   requestedLimit: number
   appliedLimit: number
   window: LineWindow
+  /** Size of the file in bytes (from stat: the window may not have read it all). */
+  fileBytes: number
 }
 
 /**
@@ -41,7 +49,13 @@ export async function readWindow(
   const appliedLimit = Math.min(requestedLimit, READ_MAX_LINES)
   const window = await collectLineWindow(
     await context.workspace.readStream(path),
-    { offset, limit: appliedLimit, maxLineChars: READ_MAX_LINE_CHARS, path: input },
+    {
+      offset,
+      limit: appliedLimit,
+      maxLineChars: READ_MAX_LINE_CHARS,
+      path: input,
+      countBeyondBytes: READ_COUNT_BEYOND_BYTES,
+    },
     context.signal,
   )
   if (offset > 0 && offset >= window.totalLines) {
@@ -51,7 +65,7 @@ export async function readWindow(
       { data: { path: input, offset, total_lines: window.totalLines } },
     )
   }
-  return { path, offset, requestedLimit, appliedLimit, window }
+  return { path, offset, requestedLimit, appliedLimit, window, fileBytes: stat.size }
 }
 
 /** `%6d\t<line>` with a 1-based number, and a marker on cut lines. */
@@ -67,10 +81,15 @@ export function moreLinesMarker(nextOffset: number): string {
   return `... (more lines available; continue with offset=${nextOffset})`
 }
 
+/** Whether lines follow line `end` (0-based, exclusive) of the window's file. */
+export function hasMoreLines(read: ReadWindow, end: number): boolean {
+  return !read.window.complete || end < read.window.totalLines
+}
+
 /** Range metadata of a window of which `returned` lines were rendered. */
 export function rangeMetadata(read: ReadWindow, returned: number, outputBytes: number) {
   const end = read.offset + returned
-  const eof = end >= read.window.totalLines
+  const eof = read.window.complete && end >= read.window.totalLines
   return {
     offset: read.offset,
     requested_limit: read.requestedLimit,
@@ -78,7 +97,7 @@ export function rangeMetadata(read: ReadWindow, returned: number, outputBytes: n
     returned_lines: returned,
     next_offset: eof ? null : end,
     eof,
-    total_lines: read.window.totalLines,
+    total_lines: read.window.complete ? read.window.totalLines : null,
     limit_clamped: read.appliedLimit < read.requestedLimit,
     output_bytes: outputBytes,
   }

@@ -3,6 +3,7 @@ import { utf8Length } from '../text/bytes.ts'
 import { toolFailure, toolSuccess, type ToolResult } from '../tool-result.ts'
 import { describeError } from '../kernel/error-kind.ts'
 import {
+  hasMoreLines,
   moreLinesMarker,
   rangeMetadata,
   readWindow,
@@ -111,16 +112,16 @@ async function readSingle(
   context: ToolContext,
 ) {
   const read = await readWindow(context, filePath, offset, limit)
-  const { lines, totalLines } = read.window
+  const { lines } = read.window
   const rendered = lines.map((line, i) => renderLine(offset + i + 1, line))
   const end = offset + lines.length
-  if (end < totalLines) rendered.push(moreLinesMarker(end))
+  if (hasMoreLines(read, end)) rendered.push(moreLinesMarker(end))
   const output = rendered.join('\n')
   return toolSuccess('read', output, {
     file_path: filePath,
     source_anchors: lines.length > 0 ? [sourceAnchor(filePath, offset, lines.length)] : [],
     range: rangeMetadata(read, lines.length, utf8Length(output)),
-    file: { bytes: read.window.totalBytes, bom: read.window.bom, line_ending: read.window.eol },
+    file: { bytes: read.fileBytes, bom: read.window.bom, line_ending: read.window.eol },
   })
 }
 
@@ -204,7 +205,7 @@ async function readFiles(
       returned++
     }
     const end = read.offset + returned
-    if (!stopped && end < read.window.totalLines) {
+    if (!stopped && hasMoreLines(read, end)) {
       const marker = moreLinesMarker(end)
       if (fits(marker, continuationReserve(budget, files, i + 1))) push(marker)
     }
