@@ -52,6 +52,39 @@ export interface ScanResult {
   lineTooLong?: boolean
 }
 
+/**
+ * Keep at most `capacity` matching lines of a content-mode result (with the lines printed up to
+ * the next match); when lines are dropped, the result says `more` and where to resume.
+ */
+export function truncateMatches(
+  result: ScanResult,
+  capacity: number,
+  shownBefore: number,
+): ScanResult {
+  let seen = 0
+  let cut = -1
+  for (let i = 0; i < result.records.length; i++) {
+    if (!result.records[i]!.match) continue
+    if (seen === capacity) {
+      cut = i
+      break
+    }
+    seen++
+  }
+  if (cut === -1) return result
+  const records = result.records.slice(0, cut)
+  let lastMatchLine = 0
+  for (const r of records) if (r.match) lastMatchLine = r.line
+  return {
+    ...result,
+    records,
+    matches: seen,
+    lastMatchLine,
+    shownThrough: records.length > 0 ? records[records.length - 1]!.line : shownBefore,
+    more: true,
+  }
+}
+
 /** Strip a trailing CR for display (CRLF files). */
 function display(line: string): string {
   return line.endsWith('\r') ? line.slice(0, -1) : line
@@ -221,6 +254,17 @@ export async function scanFile(
         }
         const block = pending.slice(0, cut)
         pending = pending.slice(cut)
+        if (!request.keepText) {
+          // Counting modes need neither line numbers nor context: just the matching lines.
+          let stop = false
+          request.matcher.matchingLineStarts(block, () => {
+            result.matches++
+            stop = request.firstOnly
+            return !stop
+          })
+          if (stop) return result
+          continue
+        }
         let lines = 0
         for (let at = block.indexOf('\n'); at !== -1; at = block.indexOf('\n', at + 1)) lines++
         if (!block.endsWith('\n')) lines++

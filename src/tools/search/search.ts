@@ -6,7 +6,7 @@ import { READ_ONLY, type ToolContext, type ToolSpec } from '../tool.ts'
 import { runBm25 } from './bm25-mode.ts'
 import { compileLineMatcher } from './line-matcher.ts'
 import { compilePathGlob } from './path-filter.ts'
-import { scanFile, type ScanRecord } from './scan-file.ts'
+import { scanFile, truncateMatches, type ScanRecord, type ScanResult } from './scan-file.ts'
 import { walkFiles, type WalkSkips } from './walk.ts'
 
 /** Page sizes: paged modes (grep, glob) and ranked mode (bm25). */
@@ -15,7 +15,12 @@ export const SEARCH_LIMITS = {
   ranked: { default: 10, max: 25 },
   maxContext: 8,
 } as const
-/** A search that runs longer stops at a file boundary and returns what it has, with a cursor. */
+/** Files scanned concurrently ahead of the one being consumed. */
+const SCAN_AHEAD = 16
+/**
+ * A paged search that runs longer stops at a file boundary and returns what it has, with a
+ * cursor; `summary` (a full scan by definition) is exempt.
+ */
 export const SEARCH_TIME_BUDGET_MS = 30_000
 
 type OutputMode = 'content' | 'files_with_matches' | 'count' | 'summary'
@@ -291,40 +296,74 @@ async function runGrep(args: SearchArgs, context: ToolContext): Promise<ToolResu
     backendOrder: backend,
     ...(position && !backend ? { after: position.p, inclusive: resumeInside } : {}),
   })
-  for await (const path of walk) {
-    if (include !== undefined && !include(path)) continue
-    if (Date.now() > deadline && lastPrinted !== undefined) {
+  // Scan up to SCAN_AHEAD files concurrently (I/O overlaps; on S3 these are parallel GETs),
+  // consuming the results strictly in walk order.
+  const ahead = new AbortController()
+  const stopAhead = () => ahead.abort()
+  context.signal.addEventListener('abort', stopAhead, { once: true })
+  const pathOrderContent = outputMode === 'content' && !backend
+  async function* scans() {
+    const queue: {
+      path: string
+      here: boolean
+      outcome: Promise<{ result?: ScanResult; error?: unknown }>
+    }[] = []
+    try {
+      for await (const path of walk) {
+        if (include !== undefined && !include(path)) continue
+        const here = resumeInside && path === position!.p
+        const outcome = scanFile(
+          context.workspace,
+          path,
+          {
+            matcher,
+            keepText: outputMode === 'content',
+            firstOnly: outputMode === 'files_with_matches',
+            context: ctxLines,
+            afterLine: here ? position!.l : 0,
+            shownThrough: here ? position!.s : 0,
+            // A page never holds more than `limit` matches; the consumer trims to what is left.
+            maxMatches: pathOrderContent ? limit : Number.POSITIVE_INFINITY,
+          },
+          ahead.signal,
+        ).then(
+          (result) => ({ result }),
+          (error: unknown) => ({ error }),
+        )
+        queue.push({ path, here, outcome })
+        if (queue.length >= SCAN_AHEAD) {
+          const item = queue.shift()!
+          yield { path: item.path, here: item.here, ...(await item.outcome) }
+        }
+      }
+      while (queue.length > 0) {
+        const item = queue.shift()!
+        yield { path: item.path, here: item.here, ...(await item.outcome) }
+      }
+    } finally {
+      ahead.abort()
+      context.signal.removeEventListener('abort', stopAhead)
+    }
+  }
+
+  for await (const scan of scans()) {
+    const { path, here } = scan
+    if (outputMode !== 'summary' && Date.now() > deadline && lastPrinted !== undefined) {
       timedOut = true
       next = { p: lastPrinted.path, i: 0, l: 0, s: 0 }
       break
     }
-    const here = resumeInside && path === position!.p
     scanned++
-    let result
-    try {
-      result = await scanFile(
-        context.workspace,
-        path,
-        {
-          matcher,
-          keepText: outputMode === 'content',
-          firstOnly: outputMode === 'files_with_matches',
-          context: ctxLines,
-          afterLine: here ? position!.l : 0,
-          shownThrough: here ? position!.s : 0,
-          // Backend order pages at file boundaries; path order can stop inside a file.
-          maxMatches:
-            outputMode === 'content' && !backend ? limit - records : Number.POSITIVE_INFINITY,
-        },
-        context.signal,
-      )
-    } catch (error) {
+    if (scan.error !== undefined) {
+      const error = scan.error
       if (IsoagentError.is(error, 'not_found', 'is_directory', 'permission_denied', 'io')) {
         counts.vanished++
         continue
       }
       throw error
     }
+    let result = scan.result!
+    if (pathOrderContent) result = truncateMatches(result, limit - records, here ? position!.s : 0)
     if (result.binary) {
       counts.binary++
       continue
@@ -361,7 +400,6 @@ async function runGrep(args: SearchArgs, context: ToolContext): Promise<ToolResu
     }
     lastPrinted = { path, line: 0 }
   }
-  await walk.return(undefined)
 
   const nextCursor =
     next === undefined
