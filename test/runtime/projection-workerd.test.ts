@@ -2,9 +2,8 @@
 // built-ins forbidden, projecting the same inputs under the same policies as Node. Outputs and
 // evidence must be identical byte for byte.
 import { createHash } from 'node:crypto'
-import { Miniflare } from 'miniflare'
+import { runInWorkerd, type WorkerdRun } from './workerd-runner.ts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { bundle } from './bundle.ts'
 import {
   POLICIES,
   projectionInputs,
@@ -30,37 +29,20 @@ export default {
 const sha = (text: string) => createHash('sha256').update(Buffer.from(text, 'utf8')).digest('hex')
 
 describe('projection in workerd (Miniflare)', () => {
-  let mf: Miniflare | undefined
+  let run: WorkerdRun<ProjectionRecord> | undefined
   let userAgent: string
   let inWorkerd: ProjectionRecord
   let inNode: ProjectionRecord
 
   beforeAll(async () => {
-    const script = await bundle({
-      contents: WORKER,
-      resolveDir: import.meta.dirname,
-      target: 'workerd',
-    })
-    mf = new Miniflare({
-      modules: true,
-      script,
-      compatibilityDate: '2026-04-01',
-      host: '127.0.0.1',
-      port: 0,
-      cf: false,
-      telemetry: { enabled: false },
-    })
-    const response = await mf.dispatchFetch('http://127.0.0.1/projection')
-    const body = await response.text()
-    if (response.status !== 200) throw new Error(`worker answered ${response.status}: ${body}`)
-    const parsed = JSON.parse(body) as { userAgent: string; record: ProjectionRecord }
-    userAgent = parsed.userAgent
-    inWorkerd = parsed.record
+    run = await runInWorkerd<ProjectionRecord>(WORKER, '/projection')
+    userAgent = run.userAgent
+    inWorkerd = run.record
     inNode = JSON.parse(JSON.stringify(await runProjectionScenario())) as ProjectionRecord
   })
 
   afterAll(async () => {
-    await mf?.dispose()
+    await run?.dispose()
   })
 
   it('ran inside workerd', () => {

@@ -1,6 +1,6 @@
 // The core + memory workspace, bundled with Node built-ins forbidden, run unchanged in workerd
 // (through Miniflare): the scenario's record must equal the Node run's, byte for byte.
-import { Miniflare } from 'miniflare'
+import { runInWorkerd, type WorkerdRun } from './workerd-runner.ts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { bundle, nodeSpecifiers } from './bundle.ts'
 import { runSmokeScenario, type SmokeRecord } from './smoke-scenario.ts'
@@ -46,37 +46,20 @@ describe('isomorphic build', () => {
 })
 
 describe('workerd (Miniflare)', () => {
-  let mf: Miniflare | undefined
+  let run: WorkerdRun<SmokeRecord> | undefined
   let userAgent: string
   let inWorkerd: SmokeRecord
   let inNode: SmokeRecord
 
   beforeAll(async () => {
-    const script = await bundle({
-      contents: WORKER,
-      resolveDir: import.meta.dirname,
-      target: 'workerd',
-    })
-    mf = new Miniflare({
-      modules: true,
-      script,
-      compatibilityDate: '2026-04-01',
-      host: '127.0.0.1',
-      port: 0,
-      cf: false,
-      telemetry: { enabled: false },
-    })
-    const response = await mf.dispatchFetch('http://127.0.0.1/smoke')
-    const body = await response.text()
-    if (response.status !== 200) throw new Error(`worker answered ${response.status}: ${body}`)
-    const parsed = JSON.parse(body) as { userAgent: string; record: SmokeRecord }
-    userAgent = parsed.userAgent
-    inWorkerd = parsed.record
+    run = await runInWorkerd<SmokeRecord>(WORKER, '/smoke')
+    userAgent = run.userAgent
+    inWorkerd = run.record
     inNode = JSON.parse(JSON.stringify(await runSmokeScenario())) as SmokeRecord
   })
 
   afterAll(async () => {
-    await mf?.dispose()
+    await run?.dispose()
   })
 
   it('ran inside workerd', () => {
