@@ -18,6 +18,21 @@ export interface TimingOptions {
   warmupMs?: number
   /** Minimum warm-up calls per side. Default 50. */
   minWarmupCalls?: number
+  /**
+   * Also run a full GC (untimed) before each side's part of every slice, not only before every
+   * round. For operations that allocate megabytes per call and so run only a call or two per
+   * slice: without it, the collections their garbage triggers land on the same side of each round
+   * every time and skew the ratio (two identical 10 MB operations then differ by 30%). Default
+   * false.
+   */
+  collectEverySlice?: boolean
+  /**
+   * Calls per slice for both sides, instead of the number the warm-up estimate gives each side.
+   * With `collectEverySlice`, one call per slice measures every call from the same clean heap;
+   * otherwise a side with more calls per slice also pays for collecting its own earlier calls'
+   * garbage within the slice, and the side with fewer looks faster.
+   */
+  callsPerSlice?: number
 }
 
 /** One measured comparison. */
@@ -35,6 +50,9 @@ export interface Row {
   peerCalls: number
   /** Smallest and largest per-round ratio. */
   ratioRange: [number, number]
+  /** Smallest and largest per-round µs per call of ours, and of the peer. */
+  oursUsRange: [number, number]
+  peerUsRange: [number, number]
 }
 
 /** An operation under test: one call. Its result is kept so the work cannot be optimised away. */
@@ -44,7 +62,7 @@ export type Operation = () => Promise<unknown> | unknown
  * A full garbage collection, run (untimed) before the warm-up and before every round, so that
  * no round pays for collecting the garbage of an earlier round or comparison.
  */
-const collectGarbage: () => void = (() => {
+export const collectGarbage: () => void = (() => {
   v8.setFlagsFromString('--expose-gc')
   const gc: unknown = vm.runInNewContext('gc')
   return typeof gc === 'function' ? () => gc() : () => {}
@@ -112,11 +130,14 @@ export async function compare(
   const sliceMs = options.sliceMs ?? 15
   const warmupMs = options.warmupMs ?? 300
   const minWarmupCalls = options.minWarmupCalls ?? 50
+  const collectEverySlice = options.collectEverySlice ?? false
 
   const perSlice = (msPerCall: number) =>
     Math.max(1, Math.round(sliceMs / Math.max(msPerCall, 1e-6)))
-  const oursPerSlice = perSlice(await warmUp(ours, warmupMs, minWarmupCalls))
-  const peerPerSlice = perSlice(await warmUp(peer, warmupMs, minWarmupCalls))
+  const oursEstimate = await warmUp(ours, warmupMs, minWarmupCalls)
+  const peerEstimate = await warmUp(peer, warmupMs, minWarmupCalls)
+  const oursPerSlice = options.callsPerSlice ?? perSlice(oursEstimate)
+  const peerPerSlice = options.callsPerSlice ?? perSlice(peerEstimate)
 
   const oursRounds: number[] = []
   const peerRounds: number[] = []
@@ -126,12 +147,17 @@ export async function compare(
     let oursMs = 0
     let peerMs = 0
     for (let s = 0; s < slices; s++) {
+      // Before each side's part of a slice, except the round's first (the round's GC ran).
+      const turn = (op: Operation, calls: number, first: boolean) => {
+        if (collectEverySlice && !(first && s === 0)) collectGarbage()
+        return runCalls(op, calls)
+      }
       if ((r + s) % 2 === 0) {
-        oursMs += await runCalls(ours, oursPerSlice)
-        peerMs += await runCalls(peer, peerPerSlice)
+        oursMs += await turn(ours, oursPerSlice, true)
+        peerMs += await turn(peer, peerPerSlice, false)
       } else {
-        peerMs += await runCalls(peer, peerPerSlice)
-        oursMs += await runCalls(ours, oursPerSlice)
+        peerMs += await turn(peer, peerPerSlice, true)
+        oursMs += await turn(ours, oursPerSlice, false)
       }
     }
     const oursUs = (oursMs * 1000) / (oursPerSlice * slices)
@@ -149,6 +175,8 @@ export async function compare(
     oursCalls: oursPerSlice * slices,
     peerCalls: peerPerSlice * slices,
     ratioRange: [Math.min(...ratios), Math.max(...ratios)],
+    oursUsRange: [Math.min(...oursRounds), Math.max(...oursRounds)],
+    peerUsRange: [Math.min(...peerRounds), Math.max(...peerRounds)],
   }
 }
 
@@ -198,4 +226,53 @@ export function formatSpread(rows: readonly Row[]): string {
         `ratio ${formatRatio(row.ratioRange[0])}–${formatRatio(row.ratioRange[1])}`,
     )
     .join('\n')
+}
+
+/** Decimal megabytes per second for `bytes` handled in `us` µs. */
+export function megabytesPerSecond(bytes: number, us: number): number {
+  return bytes / us
+}
+
+function formatRate(mbPerS: number): string {
+  return mbPerS >= 100 ? mbPerS.toFixed(0) : mbPerS.toFixed(1)
+}
+
+/** A measured comparison over an input of `bytes` bytes, for {@link formatThroughputTable}. */
+export interface ThroughputRow extends Row {
+  bytes: number
+  /** Free text about the result (e.g. what the projection did). */
+  note?: string
+}
+
+/**
+ * A Markdown table of throughput comparisons: input size, ms per call and MB/s (decimal, 10⁶
+ * bytes of input per second) of both sides, and the ratio of times ours / peer.
+ */
+export function formatThroughputTable(rows: readonly ThroughputRow[], peerName = 'peer'): string {
+  const header = [
+    'operation',
+    'input MB',
+    'ours ms',
+    'ours MB/s',
+    `${peerName} ms`,
+    `${peerName} MB/s`,
+    'ratio',
+    ...(rows.some((r) => r.note !== undefined) ? ['result'] : []),
+  ]
+  const body = rows.map((row) => [
+    row.operation,
+    (row.bytes / 1e6).toFixed(2),
+    (row.oursUs / 1000).toFixed(2),
+    formatRate(megabytesPerSecond(row.bytes, row.oursUs)),
+    (row.peerUs / 1000).toFixed(2),
+    formatRate(megabytesPerSecond(row.bytes, row.peerUs)),
+    formatRatio(row.ratio),
+    ...(header.length > 7 ? [row.note ?? ''] : []),
+  ])
+  const left = (i: number) => i === 0 || i === 7
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((cells) => cells[i]!.length)))
+  const line = (cells: string[]) =>
+    `| ${cells.map((c, i) => (left(i) ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(' | ')} |`
+  const rule = `| ${widths.map((w, i) => (left(i) ? '-'.repeat(w) : '-'.repeat(w - 1) + ':')).join(' | ')} |`
+  return [line(header), rule, ...body.map(line)].join('\n')
 }
