@@ -31,17 +31,21 @@ export interface ToolResult {
   readonly metadataJson?: string
 }
 
-function withMetadataJson(result: Omit<ToolResult, 'metadataJson'>): ToolResult {
-  let cached: string | undefined
-  Object.defineProperty(result, 'metadataJson', {
-    enumerable: false,
-    get() {
-      if (result.metadata === undefined) return undefined
-      cached ??= JSON.stringify(result.metadata)
-      return cached
-    },
-  })
-  return result as ToolResult
+/** A result whose `metadataJson` is a getter on the prototype (cheap to build, not enumerable). */
+class Result {
+  declare name: string
+  declare output: string
+  declare exitCode: number
+  declare metadata?: Record<string, unknown>
+  declare errorKind?: ToolErrorKind
+
+  get metadataJson(): string | undefined {
+    return this.metadata === undefined ? undefined : JSON.stringify(this.metadata)
+  }
+}
+
+function withMetadataJson(fields: Omit<ToolResult, 'metadataJson'>): ToolResult {
+  return Object.assign(new Result(), fields)
 }
 
 /** A successful result. */
