@@ -8,7 +8,8 @@ import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import type { Plugin } from 'esbuild'
-import { chromium, type Browser, type Page } from 'playwright-core'
+import { CHROMIUM, launchChromium, MISSING_CHROMIUM } from './chromium-launch.ts'
+import { type Browser, type Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { memoryWorkspace } from '../../adapters/index.ts'
 import { operations, outcomeOf, type Outcome } from '../conformance/port-cases.ts'
@@ -16,9 +17,8 @@ import { ROOT, bundle, nodeSpecifiers } from './bundle.ts'
 import { runWorkspaceScenario, type ScenarioRecord } from './browser-scenario.ts'
 import type { CaseResult } from './page-shims/vitest.ts'
 
-const CHROMIUM = '/usr/bin/chromium'
 const QUOTA_BYTES = 2 * 1024 * 1024
-const MISSING = `Chromium not found at ${CHROMIUM}: install Debian's chromium (apt-get install chromium; .ci/run does this)`
+const MISSING = MISSING_CHROMIUM
 
 const PAGE = `<!doctype html>
 <html>
@@ -151,18 +151,7 @@ describe('browserWorkspace in Chromium (lightning-fs on IndexedDB)', () => {
       }),
     )
 
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-        '--disable-quic',
-      ],
-    })
+    browser = await launchChromium()
     const context = await browser.newContext()
     const openPage = async (at: string) => {
       const page = await context.newPage()

@@ -5,13 +5,12 @@
 import { existsSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { chromium, type Browser } from 'playwright-core'
+import { CHROMIUM, launchChromium, MISSING_CHROMIUM } from './chromium-launch.ts'
+import { type Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { bundle, nodeSpecifiers } from './bundle.ts'
 import { runSmokeScenario, type SmokeRecord } from './smoke-scenario.ts'
 import { expectKeyFacts } from './smoke-facts.ts'
-
-const CHROMIUM = '/usr/bin/chromium'
 
 const PAGE = `<!doctype html>
 <html>
@@ -31,7 +30,7 @@ interface PageRun {
   record: SmokeRecord
 }
 
-const MISSING = `Chromium not found at ${CHROMIUM}: install Debian's chromium (apt-get install chromium; .ci/run does this)`
+const MISSING = MISSING_CHROMIUM
 
 // A missing browser is a failure, never a skip: this test fails by name, and the suite's
 // beforeAll throws so none of its tests can pass either.
@@ -67,18 +66,7 @@ describe('Chromium (playwright-core)', () => {
     })
     const { port } = server.address() as AddressInfo
 
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-        '--disable-quic',
-      ],
-    })
+    browser = await launchChromium()
     const page = await browser.newPage()
     page.on('pageerror', (error) => pageErrors.push(error.message))
     page.on('console', (message) => {
