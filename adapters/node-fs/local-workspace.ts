@@ -1,5 +1,16 @@
 import { randomBytes } from 'node:crypto'
-import { realpathSync, statSync } from 'node:fs'
+import {
+  constants as fsConstants,
+  closeSync,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readdirSync,
+  readlinkSync,
+  readSync,
+  realpathSync,
+  statSync,
+} from 'node:fs'
 import * as fs from 'node:fs/promises'
 import * as nodePath from 'node:path'
 import {
@@ -22,7 +33,25 @@ import {
 export interface LocalWorkspaceOptions {
   /** Chunk size of streamed reads (default 1 MiB). */
   readChunkBytes?: number
+  /**
+   * Serve path resolution, `stat`, `list` and reads of at most {@link SYNC_READ_MAX_BYTES}
+   * with synchronous system calls (default true). On a local disk each such call takes a few
+   * microseconds, where a round trip through Node's thread pool costs tens; a search over tens
+   * of thousands of files is several times faster. Set it to false for a root on a network
+   * file system, where one call may block the event loop for long.
+   */
+  syncMetadata?: boolean
 }
+
+/** Reads up to this many bytes are served synchronously (see `syncMetadata`). */
+export const SYNC_READ_MAX_BYTES = 1024 * 1024
+/**
+ * How long a directory's checked real path is reused (ms). A walk reads the files of one
+ * directory within a moment, so each directory is resolved once instead of once per file; a
+ * directory swapped for a symlink is noticed within this time.
+ */
+const DIR_CACHE_MS = 100
+const DIR_CACHE_MAX = 16384
 
 const ERRNO: Record<string, IsoagentErrorCode> = {
   ENOENT: 'not_found',
@@ -81,6 +110,7 @@ export function localWorkspace(
     })
   }
   const chunkBytes = options.readChunkBytes ?? 1024 * 1024
+  const syncIo = options.syncMetadata !== false
   const withLock = keyedLock()
 
   const contained = (real: string) => real === realRoot || real.startsWith(realRoot + nodePath.sep)
@@ -93,11 +123,14 @@ export function localWorkspace(
       },
     )
 
-  /** The real location of `abs` (symlinks resolved, also dangling ones), or throws path_escape. */
-  async function realOf(abs: string, path: string, hops = 0): Promise<string> {
+  /**
+   * The real location of `abs` (symlinks resolved, also dangling ones), or throws path_escape.
+   * Synchronous: a few system calls that hit the kernel's dentry cache.
+   */
+  function realOf(abs: string, path: string, hops = 0): string {
     if (hops > 32) throw escape(path)
     try {
-      const real = await fs.realpath(abs)
+      const real = realpathSync.native(abs)
       if (!contained(real)) throw escape(path)
       return real
     } catch (error) {
@@ -105,22 +138,92 @@ export function localWorkspace(
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
         throw fromErrno(error, path, 'resolve')
     }
-    const link = await fs.lstat(abs).catch(() => undefined)
+    let link
+    try {
+      link = lstatSync(abs)
+    } catch {
+      link = undefined
+    }
     if (link?.isSymbolicLink()) {
-      const target = nodePath.resolve(nodePath.dirname(abs), await fs.readlink(abs))
+      const target = nodePath.resolve(nodePath.dirname(abs), readlinkSync(abs))
       return realOf(target, path, hops + 1)
     }
     const parent = nodePath.dirname(abs)
     if (parent === abs) throw escape(path)
-    const realParent = await realOf(parent, path, hops)
+    const realParent = realOf(parent, path, hops)
     return nodePath.join(realParent, nodePath.basename(abs))
   }
 
   const resolve = (path: WorkspacePath) =>
     realOf(path === '' ? realRoot : nodePath.join(realRoot, path), path)
+
+  const dirCache = new Map<string, { real: string; at: number }>()
+  /** The checked real path of an existing directory, reused for {@link DIR_CACHE_MS}. */
+  function realDir(path: WorkspacePath): string {
+    if (path === '') return realRoot
+    const now = Date.now()
+    const hit = dirCache.get(path)
+    if (hit !== undefined && now - hit.at < DIR_CACHE_MS) return hit.real
+    let real: string
+    try {
+      // Only an existing location is cached: a missing one may yet appear as a symlink.
+      real = realpathSync.native(nodePath.join(realRoot, path))
+    } catch {
+      return resolve(path)
+    }
+    if (!contained(real)) throw escape(path)
+    if (dirCache.size >= DIR_CACHE_MAX) dirCache.clear()
+    dirCache.set(path, { real, at: now })
+    return real
+  }
+  /**
+   * The real location of `path` when its last component is not a symlink: its parent's cached
+   * real path joined with its name. Symlinks (and anything unusual) take the full resolution.
+   */
+  function resolveFast(path: WorkspacePath): string {
+    if (!syncIo || path === '') return resolve(path)
+    let candidate: string
+    try {
+      candidate = nodePath.join(realDir(WorkspacePath.parent(path)), WorkspacePath.basename(path))
+    } catch {
+      return resolve(path)
+    }
+    let link
+    try {
+      link = lstatSync(candidate, { throwIfNoEntry: false })
+    } catch {
+      link = undefined
+    }
+    return link === undefined || link.isSymbolicLink() ? resolve(path) : candidate
+  }
+  const O_NOFOLLOW = (fsConstants as { O_NOFOLLOW?: number }).O_NOFOLLOW
+  /**
+   * Open for reading; the last component is opened without following a symlink when it can be.
+   * Non-blocking, so a FIFO cannot stall the event loop (callers refuse non-regular files).
+   */
+  function openSyncForRead(path: WorkspacePath): number {
+    const flags = fsConstants.O_RDONLY | (fsConstants.O_NONBLOCK ?? 0)
+    if (O_NOFOLLOW !== undefined && path !== '') {
+      let candidate: string | undefined
+      try {
+        candidate = nodePath.join(realDir(WorkspacePath.parent(path)), WorkspacePath.basename(path))
+      } catch {
+        candidate = undefined
+      }
+      if (candidate !== undefined) {
+        try {
+          return openSync(candidate, flags | O_NOFOLLOW)
+        } catch (error) {
+          const code = (error as NodeJS.ErrnoException).code
+          if (code !== 'ELOOP' && code !== 'ENOENT') throw error
+        }
+      }
+    }
+    return openSync(resolve(path), flags)
+  }
   /** The real parent directory joined with the entry's own name (the entry itself not followed). */
-  const resolveEntry = async (path: WorkspacePath) =>
-    nodePath.join(await resolve(WorkspacePath.parent(path)), WorkspacePath.basename(path))
+  const resolveEntry = (path: WorkspacePath) =>
+    nodePath.join(resolve(WorkspacePath.parent(path)), WorkspacePath.basename(path))
 
   function versionOf(s: { mtimeNs: bigint; size: bigint; ino: bigint; ctimeNs: bigint }): string {
     return `${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`
@@ -128,7 +231,10 @@ export function localWorkspace(
 
   async function statReal(real: string, path: WorkspacePath): Promise<WorkspaceStat | undefined> {
     try {
-      const s = await fs.stat(real, { bigint: true })
+      const s = syncIo
+        ? statSync(real, { bigint: true, throwIfNoEntry: false })
+        : await fs.stat(real, { bigint: true })
+      if (s === undefined) return undefined
       return {
         path,
         kind: s.isDirectory() ? 'directory' : s.isFile() ? 'file' : 'other',
@@ -144,7 +250,7 @@ export function localWorkspace(
   }
 
   async function openFile(path: WorkspacePath) {
-    const real = await resolve(path)
+    const real = resolve(path)
     try {
       return await fs.open(real, 'r')
     } catch (error) {
@@ -152,17 +258,61 @@ export function localWorkspace(
     }
   }
 
+  const notFile = (path: WorkspacePath) =>
+    new IsoagentError('is_directory', `${WorkspacePath.display(path)} is a directory`, {
+      data: { path },
+    })
+
+  /** Bytes `[start, end)` of a file of `size` bytes, clipped to it. */
+  function span(range: ByteRange, size: number): [number, number] {
+    const start = Math.min(Math.max(0, range.offset ?? 0), size)
+    const end =
+      range.length === undefined ? size : Math.min(size, start + Math.max(0, range.length))
+    return [start, end]
+  }
+
+  /** A small read with synchronous calls; undefined when the span is too large for that. */
+  function readSmall(path: WorkspacePath, range: ByteRange): Uint8Array | undefined {
+    let fd: number
+    try {
+      fd = openSyncForRead(path)
+    } catch (error) {
+      throw fromErrno(error, path, 'open')
+    }
+    try {
+      const s = fstatSync(fd)
+      if (s.isDirectory()) throw notFile(path)
+      if (!s.isFile())
+        throw new IsoagentError('io', `${WorkspacePath.display(path)} is not a regular file`, {
+          data: { path },
+        })
+      const [start, end] = span(range, s.size)
+      if (end - start > SYNC_READ_MAX_BYTES) return undefined
+      const out = new Uint8Array(end - start)
+      let at = 0
+      while (at < out.length) {
+        const n = readSync(fd, out, at, out.length - at, start + at)
+        if (n === 0) break
+        at += n
+      }
+      return at === out.length ? out : out.subarray(0, at)
+    } catch (error) {
+      throw fromErrno(error, path, 'read')
+    } finally {
+      closeSync(fd)
+    }
+  }
+
   async function readRange(path: WorkspacePath, range: ByteRange = {}): Promise<Uint8Array> {
+    if (syncIo && (range.length === undefined || range.length <= SYNC_READ_MAX_BYTES)) {
+      const small = readSmall(path, range)
+      if (small !== undefined) return small
+    }
     const handle = await openFile(path)
     try {
       const s = await handle.stat()
-      if (s.isDirectory())
-        throw new IsoagentError('is_directory', `${WorkspacePath.display(path)} is a directory`, {
-          data: { path },
-        })
-      const start = Math.min(Math.max(0, range.offset ?? 0), s.size)
-      const end =
-        range.length === undefined ? s.size : Math.min(s.size, start + Math.max(0, range.length))
+      if (s.isDirectory()) throw notFile(path)
+      const [start, end] = span(range, s.size)
       const out = new Uint8Array(end - start)
       let at = 0
       while (at < out.length) {
@@ -193,7 +343,7 @@ export function localWorkspace(
     descriptor: { kind: 'local', root: realRoot },
 
     async stat(path) {
-      return statReal(await resolve(path), path)
+      return statReal(resolveFast(path), path)
     },
 
     read: readRange,
@@ -204,10 +354,7 @@ export function localWorkspace(
       let remaining: number
       try {
         const s = await handle.stat()
-        if (s.isDirectory())
-          throw new IsoagentError('is_directory', `${WorkspacePath.display(path)} is a directory`, {
-            data: { path },
-          })
+        if (s.isDirectory()) throw notFile(path)
         position = Math.min(Math.max(0, range.offset ?? 0), s.size)
         remaining =
           range.length === undefined ? Number.POSITIVE_INFINITY : Math.max(0, range.length)
@@ -250,7 +397,7 @@ export function localWorkspace(
 
     async write(path, data, writeOptions: WriteOptions = {}) {
       if (path === '') throw new IsoagentError('is_directory', 'the workspace root is a directory')
-      const real = await resolve(path)
+      const real = resolve(path)
       return withLock(real, async () => {
         const current = await statReal(real, path)
         if (current?.kind === 'directory') {
@@ -283,12 +430,27 @@ export function localWorkspace(
     },
 
     async list(path, listOptions = {}): Promise<ListPage> {
-      const real = await resolve(path)
+      const real = syncIo ? realDir(path) : resolve(path)
       let dirents
       try {
-        dirents = await fs.readdir(real, { withFileTypes: true })
+        dirents = syncIo
+          ? readdirSync(real, { withFileTypes: true })
+          : await fs.readdir(real, { withFileTypes: true })
       } catch (error) {
         throw fromErrno(error, path, 'list')
+      }
+      if (syncIo) {
+        // A listed subdirectory (a real directory, not a symlink) resolves to real/name: cache
+        // it, so walking into it costs no path resolution.
+        const now = Date.now()
+        for (const d of dirents) {
+          if (!d.isDirectory()) continue
+          if (dirCache.size >= DIR_CACHE_MAX) dirCache.clear()
+          dirCache.set(WorkspacePath.child(path, d.name), {
+            real: nodePath.join(real, d.name),
+            at: now,
+          })
+        }
       }
       const byName = new Map(dirents.map((d) => [d.name, d]))
       const page = pageOfNames(
@@ -304,7 +466,7 @@ export function localWorkspace(
     },
 
     async mkdir(path) {
-      const real = await resolve(path)
+      const real = resolve(path)
       try {
         await fs.mkdir(real, { recursive: true })
       } catch (error) {
@@ -315,7 +477,7 @@ export function localWorkspace(
     async remove(path, removeOptions = {}) {
       if (path === '')
         throw new IsoagentError('invalid_argument', 'refusing to remove the workspace root')
-      const entry = await resolveEntry(path)
+      const entry = resolveEntry(path)
       try {
         const s = await fs.lstat(entry)
         if (s.isDirectory())
@@ -329,8 +491,8 @@ export function localWorkspace(
     },
 
     async rename(from, to) {
-      const source = await resolveEntry(from)
-      const target = await resolve(to)
+      const source = resolveEntry(from)
+      const target = resolve(to)
       try {
         await fs.mkdir(nodePath.dirname(target), { recursive: true })
         await fs.rename(source, target)

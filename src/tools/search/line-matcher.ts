@@ -1,5 +1,6 @@
 import { RE2JS } from 're2js'
 import { IsoagentError } from '../../errors.ts'
+import { byteFinder, byteNeedle, type ByteFinder, type ByteNeedle } from '../../text/byte-search.ts'
 
 /** Finds the lines of a text that match a pattern, never across line ends. */
 export interface LineMatcher {
@@ -12,6 +13,32 @@ export interface LineMatcher {
   matchingLineStarts(text: string, onLine: (lineStart: number, lineEnd: number) => boolean): void
   /** Whether one line (without its line end) matches. */
   test(line: string): boolean
+  /** A literal every matching line contains, to look for in the raw bytes before decoding. */
+  prefilter?: BytePrefilter
+}
+
+/** See {@link LineMatcher.prefilter}. */
+export interface BytePrefilter {
+  needle: ByteNeedle
+  find: ByteFinder
+  /** The pattern is exactly this literal: counting lines with it in the bytes is the answer. */
+  exact: boolean
+  /**
+   * Whether a line matches can be told from that line alone (no lookaround, which in a block of
+   * lines may see across a line end), so only lines holding the literal need decoding.
+   */
+  lineLocal: boolean
+}
+
+function prefilterFor(
+  literal: string | undefined,
+  caseInsensitive: boolean,
+  exact: boolean,
+  pattern: string,
+): BytePrefilter | undefined {
+  const needle = literal === undefined ? undefined : byteNeedle(literal, caseInsensitive)
+  if (needle === undefined) return undefined
+  return { needle, find: byteFinder(needle), exact, lineLocal: !/\(\?<?[=!]/.test(pattern) }
 }
 
 const META = /[\\^$.*+?()[\]{}|]/
@@ -95,10 +122,18 @@ export function compileLineMatcher(pattern: string, caseSensitive: boolean): Lin
     )
   }
   if (!META.test(pattern) && caseSensitive) return literalMatcher(pattern)
-  if (isRisky(pattern)) return re2Matcher(pattern, caseSensitive)
+  const plain = !META.test(pattern)
+  const prefilter = prefilterFor(
+    plain ? pattern : requiredLiteral(pattern),
+    !caseSensitive,
+    plain,
+    pattern,
+  )
+  if (isRisky(pattern)) return { ...re2Matcher(pattern, caseSensitive), prefilter }
   const single = new RegExp(pattern, caseSensitive ? 'u' : 'iu')
   return {
     engine: 'regexp',
+    prefilter,
     test: (line) => single.test(line),
     matchingLineStarts(text, onLine) {
       regexp.lastIndex = 0
@@ -131,6 +166,7 @@ export function compileLineMatcher(pattern: string, caseSensitive: boolean): Lin
 function literalMatcher(literal: string): LineMatcher {
   return {
     engine: 'regexp',
+    prefilter: prefilterFor(literal, false, true, literal),
     test: (line) => line.includes(literal),
     matchingLineStarts(text, onLine) {
       if (literal === '') {
@@ -183,4 +219,104 @@ function re2Matcher(pattern: string, caseSensitive: boolean): LineMatcher {
       }
     },
   }
+}
+
+/**
+ * The longest literal every match of `pattern` must contain, or undefined when none can be told
+ * safely. Conservative: a top-level alternation, and anything inside groups and classes, give
+ * nothing; a quantifier that allows zero repeats drops the atom before it.
+ */
+export function requiredLiteral(pattern: string): string | undefined {
+  const runs: string[] = []
+  let run = ''
+  let lastAtomStart = -1 // index in `run` of the last literal atom, or -1 when the last atom was not one
+  const end = () => {
+    if (run.length > 0) runs.push(run)
+    run = ''
+    lastAtomStart = -1
+  }
+  let i = 0
+  let depth = 0
+  while (i < pattern.length) {
+    const c = pattern[i]!
+    if (depth > 0) {
+      if (c === '\\') i += 2
+      else if (c === '[') i = skipClass(pattern, i)
+      else {
+        if (c === '(') depth++
+        else if (c === ')') depth--
+        i++
+      }
+      continue
+    }
+    if (c === '|') return undefined
+    if (c === '(') {
+      end()
+      depth = 1
+      i++
+      continue
+    }
+    if (c === '[') {
+      end()
+      i = skipClass(pattern, i)
+      continue
+    }
+    if (
+      c === '*' ||
+      c === '?' ||
+      (c === '{' && /^\{0*,?\d*\}/.test(pattern.slice(i)) && /^\{0/.test(pattern.slice(i)))
+    ) {
+      // Zero repeats allowed: the atom before is not required.
+      if (lastAtomStart >= 0) run = run.slice(0, lastAtomStart)
+      end()
+      i = c === '{' ? pattern.indexOf('}', i) + 1 : i + 1
+      if (pattern[i] === '?') i++
+      continue
+    }
+    if (c === '+' || c === '{') {
+      // At least one repeat: the atom stays, but nothing after it is adjacent for sure.
+      const close = c === '{' ? pattern.indexOf('}', i) : i
+      end()
+      i = close + 1
+      if (pattern[i] === '?') i++
+      continue
+    }
+    if (c === '\\') {
+      const next = pattern[i + 1]
+      if (next !== undefined && '^$\\.*+?()[]{}|/'.includes(next)) {
+        lastAtomStart = run.length
+        run += next
+        i += 2
+        continue
+      }
+      end()
+      // \p{…}, \P{…}, \u{…}, \k<…>: skip their argument; other escapes are one character.
+      if ((next === 'p' || next === 'P' || next === 'u') && pattern[i + 2] === '{')
+        i = pattern.indexOf('}', i) + 1
+      else if (next === 'k' && pattern[i + 2] === '<') i = pattern.indexOf('>', i) + 1
+      else i += 2
+      continue
+    }
+    if (c === '^' || c === '$' || c === '.') {
+      end()
+      i++
+      continue
+    }
+    const cp = pattern.codePointAt(i)!
+    const ch = String.fromCodePoint(cp)
+    lastAtomStart = run.length
+    run += ch
+    i += ch.length
+  }
+  end()
+  let best: string | undefined
+  for (const r of runs) if (best === undefined || r.length > best.length) best = r
+  return best
+}
+
+function skipClass(pattern: string, i: number): number {
+  i++
+  if (pattern[i] === '^') i++
+  while (i < pattern.length && pattern[i] !== ']') i += pattern[i] === '\\' ? 2 : 1
+  return i + 1
 }

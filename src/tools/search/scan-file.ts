@@ -1,4 +1,6 @@
 import { IsoagentError } from '../../errors.ts'
+import { countLinesWith, hasFoldingSigns } from '../../text/byte-search.ts'
+import type { BytePrefilter } from './line-matcher.ts'
 import { BINARY_SNIFF_BYTES } from '../../text/bytes.ts'
 import type { WorkspacePath } from '../../workspace/workspace-path.ts'
 import type { WorkspaceServices } from '../../workspace/workspace-services.ts'
@@ -10,6 +12,11 @@ const BLOCK_CHARS = 1 << 20
 const FIRST_READ_BYTES = 1 << 20
 /** A line longer than this (64 Mi characters) is not searched: the file is skipped and counted. */
 export const MAX_LINE_CHARS = 64 * 1024 * 1024
+
+/** Decodes files that arrive in one read, in one non-streaming call (several times faster). */
+const WHOLE = new TextDecoder('utf-8')
+/** Decodes later blocks of a file, where a U+FEFF is text, not a byte order mark. */
+const LATER = new TextDecoder('utf-8', { ignoreBOM: true })
 
 /** One printed line of a content-mode result. */
 export interface ScanRecord {
@@ -111,6 +118,14 @@ export async function scanFile(
   const ctx = request.keepText ? request.context : 0
   // Small files (most of a tree) take one read; larger ones stream the rest in chunks.
   const head = await ws.read(path, { offset: 0, length: FIRST_READ_BYTES })
+  const pre = request.matcher.prefilter
+  if (pre !== undefined && !request.keepText) {
+    if (head.subarray(0, BINARY_SNIFF_BYTES).indexOf(0) !== -1) {
+      result.binary = true
+      return result
+    }
+    return countWithPrefilter(ws, path, head, request, pre, result, signal)
+  }
   let reader: ReadableStreamDefaultReader<Uint8Array> | undefined
   let headPending = true
   const nextChunk = async (): Promise<{ done: boolean; value?: Uint8Array }> => {
@@ -121,7 +136,7 @@ export async function scanFile(
     reader ??= (await ws.readStream(path, { offset: FIRST_READ_BYTES })).getReader()
     return reader.read()
   }
-  const decoder = new TextDecoder('utf-8')
+  let decoder: TextDecoder | undefined
   let sniffed = 0
   let pending = ''
   /** Complete lines carried from the previous block for before-context. */
@@ -237,10 +252,22 @@ export async function scanFile(
           }
           sniffed += Math.min(value.length, BINARY_SNIFF_BYTES - sniffed)
         }
-        pending += decoder.decode(value, { stream: true })
+        if (end && decoder === undefined) {
+          // The whole file in one piece: look for the required literal in the bytes first.
+          if (
+            pre !== undefined &&
+            !(pre.needle.foldsNonAscii && hasFoldingSigns(value)) &&
+            pre.find(value, 0) === -1
+          )
+            return result
+          pending = WHOLE.decode(value)
+        } else {
+          decoder ??= new TextDecoder('utf-8')
+          pending += decoder.decode(value, { stream: true })
+        }
       }
       if (end) {
-        pending += decoder.decode()
+        if (decoder !== undefined) pending += decoder.decode()
         done = true
       }
       if (pending.length >= BLOCK_CHARS || (done && pending.length > 0)) {
@@ -275,5 +302,93 @@ export async function scanFile(
     return result
   } finally {
     await reader?.cancel().catch(() => {})
+  }
+}
+
+/**
+ * Counting modes with a byte prefilter: the file is cut into blocks of whole lines; a block
+ * without the literal has no match and is never decoded, and a pure-literal pattern is counted
+ * in the bytes. Blocks that hold the literal (or a case-folding sign) are decoded and matched.
+ */
+async function countWithPrefilter(
+  ws: WorkspaceServices,
+  path: WorkspacePath,
+  head: Uint8Array,
+  request: ScanRequest,
+  pre: BytePrefilter,
+  result: ScanResult,
+  signal: AbortSignal | undefined,
+): Promise<ScanResult> {
+  const max = request.firstOnly ? 1 : Number.POSITIVE_INFINITY
+  let first = true
+  const count = (block: Uint8Array) => {
+    const signs = pre.needle.foldsNonAscii && hasFoldingSigns(block)
+    if (!signs && pre.exact) {
+      result.matches += countLinesWith(pre.find, block, max - result.matches)
+    } else if (!signs && pre.lineLocal) {
+      // Decode only the lines that hold the literal.
+      let hit = false
+      const onLine = () => {
+        hit = true
+        return false
+      }
+      for (let at = pre.find(block, 0); at !== -1 && result.matches < max;) {
+        const start = at === 0 ? 0 : block.lastIndexOf(0x0a, at) + 1
+        let end = block.indexOf(0x0a, at)
+        if (end === -1) end = block.length
+        hit = false
+        request.matcher.matchingLineStarts(
+          (first && start === 0 ? WHOLE : LATER).decode(block.subarray(start, end)),
+          onLine,
+        )
+        if (hit) result.matches++
+        at = end >= block.length ? -1 : pre.find(block, end + 1)
+      }
+    } else if (signs || pre.find(block, 0) !== -1) {
+      const text = (first ? WHOLE : LATER).decode(block)
+      request.matcher.matchingLineStarts(text, () => {
+        result.matches++
+        return result.matches < max
+      })
+    }
+    first = false
+    return result.matches < max
+  }
+  if (head.length < FIRST_READ_BYTES) {
+    count(head)
+    return result
+  }
+  const reader = (await ws.readStream(path, { offset: FIRST_READ_BYTES })).getReader()
+  try {
+    let carry = head
+    for (;;) {
+      if (signal?.aborted) throw new IsoagentError('cancelled', 'search cancelled')
+      const { done, value } = await reader.read()
+      let buffer = carry
+      if (value !== undefined && value.length > 0) {
+        buffer = new Uint8Array(carry.length + value.length)
+        buffer.set(carry)
+        buffer.set(value, carry.length)
+      }
+      if (done) {
+        if (buffer.length > 0) count(buffer)
+        return result
+      }
+      const cut = buffer.lastIndexOf(0x0a) + 1
+      if (cut === 0) {
+        // As the decoding scan does: a line past MAX_LINE_CHARS (UTF-16 units) skips the file.
+        if (buffer.length > MAX_LINE_CHARS && LATER.decode(buffer).length > MAX_LINE_CHARS) {
+          result.lineTooLong = true
+          result.matches = 0
+          return result
+        }
+        carry = buffer
+        continue
+      }
+      if (!count(buffer.subarray(0, cut))) return result
+      carry = buffer.subarray(cut)
+    }
+  } finally {
+    await reader.cancel().catch(() => {})
   }
 }

@@ -1,0 +1,139 @@
+import { describe, expect, it } from 'vitest'
+import { compileLineMatcher, requiredLiteral } from '../../src/tools/search/line-matcher.ts'
+import { countLinesWith, hasFoldingSigns } from '../../src/text/byte-search.ts'
+
+const encoder = new TextEncoder()
+
+/** Lines of `bytes` (decoded as the search decodes them) that `pattern` matches. */
+function decodedCount(bytes: Uint8Array, pattern: string, caseSensitive: boolean): number {
+  const re = new RegExp(pattern, caseSensitive ? 'u' : 'iu')
+  const text = new TextDecoder().decode(bytes)
+  return text.split('\n').filter((line) => re.test(line) || re.test(line.replace(/\r$/, ''))).length
+}
+
+/** A seeded generator of awkward texts: Kelvin and long-s signs, invalid UTF-8, BOM, CRLF. */
+function* texts(seed: number, count: number): Generator<Uint8Array> {
+  let s = seed
+  const rand = (n: number) => {
+    s = (Math.imul(s, 1103515245) + 12345) >>> 0
+    return s % n
+  }
+  const pieces: (string | number[])[] = [
+    'request',
+    'Request',
+    'REQUESTID',
+    'requestId',
+    'handler',
+    'HANDLER',
+    'Handler',
+    'fn  fooHandler',
+    'fn barhandler',
+    '\u212Aey',
+    'key',
+    'KEY',
+    'cla\u017F\u017F',
+    'class',
+    'CLASS',
+    '缓存',
+    'é',
+    ' ',
+    '\n',
+    '\r\n',
+    'x',
+    [0xc3], // truncated sequence
+    [0xe2, 0x28], // invalid continuation
+    [0xff],
+    [0xc5], // lead byte of ſ alone
+    [0xe2, 0x84], // two bytes of K
+  ]
+  for (let n = 0; n < count; n++) {
+    const parts: number[] = rand(5) === 0 ? [0xef, 0xbb, 0xbf] : []
+    const len = 1 + rand(40)
+    for (let i = 0; i < len; i++) {
+      const p = pieces[rand(pieces.length)]!
+      parts.push(...(typeof p === 'string' ? encoder.encode(p) : p))
+    }
+    yield new Uint8Array(parts)
+  }
+}
+
+describe('byte prefilter', () => {
+  const cases: [string, boolean][] = [
+    ['requestId', true],
+    ['request', false],
+    ['handler', false],
+    ['key', false],
+    ['class', false],
+    ['KEY', false],
+    ['缓存', true],
+    ['fn\\s+\\w+Handler', true],
+    ['fn\\s+\\w+handler', false],
+    ['Requ?est', true],
+    ['cla(ss|ſſ)', false],
+    ['x*key', false],
+  ]
+  for (const [pattern, caseSensitive] of cases) {
+    it(`agrees with decoding for /${pattern}/${caseSensitive ? '' : 'i'}`, () => {
+      const matcher = compileLineMatcher(pattern, caseSensitive)
+      const pre = matcher.prefilter
+      let checked = 0
+      for (const bytes of texts(pattern.length * 7919 + (caseSensitive ? 1 : 2), 400)) {
+        const expected = decodedCount(bytes, pattern, caseSensitive)
+        if (pre === undefined) continue
+        if (pre.needle.foldsNonAscii && hasFoldingSigns(bytes)) continue
+        checked++
+        // Never a false negative: a file with a matching line contains the needle.
+        if (expected > 0) expect(pre.find(bytes, 0)).not.toBe(-1)
+        if (pre.exact)
+          expect(countLinesWith(pre.find, bytes, Number.POSITIVE_INFINITY)).toBe(expected)
+      }
+      if (pre !== undefined) expect(checked).toBeGreaterThan(50)
+    })
+  }
+
+  it('has exact prefilters for literals and required ones for regexes', () => {
+    expect(compileLineMatcher('requestId', true).prefilter?.exact).toBe(true)
+    expect(compileLineMatcher('handler', false).prefilter?.exact).toBe(true)
+    expect(compileLineMatcher('fn\\s+\\w+Handler', true).prefilter?.exact).toBe(false)
+    // Non-ASCII case-insensitive literals and alternations get none.
+    expect(compileLineMatcher('缓存é', false).prefilter).toBeUndefined()
+    expect(compileLineMatcher('a|b', true).prefilter).toBeUndefined()
+  })
+
+  it('tells Kelvin and long-s signs apart from their lookalike bytes', () => {
+    expect(hasFoldingSigns(encoder.encode('\u212A'))).toBe(true)
+    expect(hasFoldingSigns(encoder.encode('\u017F'))).toBe(true)
+    expect(hasFoldingSigns(encoder.encode('\u2129 \u0180 k s'))).toBe(false)
+  })
+})
+
+describe('requiredLiteral', () => {
+  const table: [string, string | undefined][] = [
+    ['requestId', 'requestId'],
+    ['fn\\s+\\w+Handler', 'Handler'],
+    ['colou?r', 'colo'],
+    ['ab+c', 'ab'],
+    ['a{0,3}bcd', 'bcd'],
+    ['x(abc)*yz', 'yz'],
+    ['(foo|bar)baz', 'baz'],
+    ['foo|bar', undefined],
+    ['[abc]+', undefined],
+    ['\\.env\\b', '.env'],
+    ['\\p{L}+name', 'name'],
+    ['a.b', 'a'],
+    ['^import .* from', 'import '],
+    ['[]]xy', undefined],
+  ]
+  for (const [pattern, literal] of table) {
+    it(`/${pattern}/ requires ${JSON.stringify(literal)}`, () => {
+      let valid = true
+      try {
+        new RegExp(pattern, 'u')
+      } catch {
+        valid = false
+      }
+      if (valid) expect(requiredLiteral(pattern)).toBe(literal)
+      else expect(() => compileLineMatcher(pattern, true)).toThrow()
+    })
+  }
+})
