@@ -305,6 +305,16 @@ export async function scanFile(
   }
 }
 
+/** Whether one line (no line end) matches, judged as a scan over a block judges it. */
+function lineMatches(matcher: LineMatcher, line: string): boolean {
+  let hit = false
+  matcher.matchingLineStarts(line, () => {
+    hit = true
+    return false
+  })
+  return hit
+}
+
 /**
  * Counting modes with a byte prefilter: the file is cut into blocks of whole lines; a block
  * without the literal has no match and is never decoded, and a pure-literal pattern is counted
@@ -327,21 +337,12 @@ async function countWithPrefilter(
       result.matches += countLinesWith(pre.find, block, max - result.matches)
     } else if (!signs && pre.lineLocal) {
       // Decode only the lines that hold the literal.
-      let hit = false
-      const onLine = () => {
-        hit = true
-        return false
-      }
       for (let at = pre.find(block, 0); at !== -1 && result.matches < max;) {
         const start = at === 0 ? 0 : block.lastIndexOf(0x0a, at) + 1
         let end = block.indexOf(0x0a, at)
         if (end === -1) end = block.length
-        hit = false
-        request.matcher.matchingLineStarts(
-          (first && start === 0 ? WHOLE : LATER).decode(block.subarray(start, end)),
-          onLine,
-        )
-        if (hit) result.matches++
+        const line = (first && start === 0 ? WHOLE : LATER).decode(block.subarray(start, end))
+        if (lineMatches(request.matcher, line)) result.matches++
         at = end >= block.length ? -1 : pre.find(block, end + 1)
       }
     } else if (signs || pre.find(block, 0) !== -1) {
