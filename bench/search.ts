@@ -38,6 +38,8 @@ import { ensureSearchTree, RARE_LITERAL, SEARCH_TREE_DIR } from './search-tree.t
 
 const REPO = nodePath.resolve(import.meta.dirname, '..')
 const ROUNDS = Number(process.env.SEARCH_BENCH_ROUNDS ?? 3)
+/** Sections to run, e.g. SEARCH_BENCH_ONLY=glob,bm25 (default all three). */
+const ONLY = new Set((process.env.SEARCH_BENCH_ONLY ?? 'grep,glob,bm25').split(','))
 /** Goals: grep ≤ 2× ripgrep, glob ≤ 1.0× tinyglobby, BM25 ranking ≤ 250 ms. */
 const GOALS = { grepRatio: 2, globRatio: 1, bm25Ms: 250 } as const
 const BM25_QUERY = 'retry request timeout handler 缓存'
@@ -669,40 +671,44 @@ async function main(): Promise<void> {
   const modules = await Agent.create().session(localWorkspace(nodeModules))
 
   console.log('\ngrep')
-  const grepRows = [
-    ...(await benchGrep(generated, tree.root, 'generated', ROUNDS)),
-    ...(await benchGrep(modules, nodeModules, 'node_modules', Math.max(ROUNDS, 5))),
-  ]
+  const grepRows = !ONLY.has('grep')
+    ? []
+    : [
+        ...(await benchGrep(generated, tree.root, 'generated', ROUNDS)),
+        ...(await benchGrep(modules, nodeModules, 'node_modules', Math.max(ROUNDS, 5))),
+      ]
 
   console.log('\nglob')
-  const globRows = [
-    ...(await benchGlob(
-      generated,
-      tree.root,
-      'generated',
-      [
-        { ours: '**/*.ts', peer: '**/*.ts' },
-        { ours: '*.json', peer: '**/*.json' },
-        { ours: 'packages/*/src/**/*.{ts,js}', peer: 'packages/*/src/**/*.{ts,js}' },
-      ].map((c) => ({ name: c.ours, ...c })),
-      GENERATED_IGNORES,
-      Math.max(ROUNDS, 5),
-    )),
-    ...(await benchGlob(
-      modules,
-      nodeModules,
-      'node_modules',
-      [
-        { ours: '**/*.d.ts', peer: '**/*.d.ts' },
-        { ours: 'package.json', peer: '**/package.json' },
-      ].map((c) => ({ name: c.ours, ...c })),
-      [],
-      Math.max(ROUNDS, 5),
-    )),
-  ]
+  const globRows = !ONLY.has('glob')
+    ? []
+    : [
+        ...(await benchGlob(
+          generated,
+          tree.root,
+          'generated',
+          [
+            { ours: '**/*.ts', peer: '**/*.ts' },
+            { ours: '*.json', peer: '**/*.json' },
+            { ours: 'packages/*/src/**/*.{ts,js}', peer: 'packages/*/src/**/*.{ts,js}' },
+          ].map((c) => ({ name: c.ours, ...c })),
+          GENERATED_IGNORES,
+          Math.max(ROUNDS, 5),
+        )),
+        ...(await benchGlob(
+          modules,
+          nodeModules,
+          'node_modules',
+          [
+            { ours: '**/*.d.ts', peer: '**/*.d.ts' },
+            { ours: 'package.json', peer: '**/package.json' },
+          ].map((c) => ({ name: c.ours, ...c })),
+          [],
+          Math.max(ROUNDS, 5),
+        )),
+      ]
 
   console.log('\nbm25')
-  const bm25Rows = await benchBm25(generated, tree.root, ROUNDS)
+  const bm25Rows = ONLY.has('bm25') ? await benchBm25(generated, tree.root, ROUNDS) : []
 
   console.log(`\n## Results · ${machineLine()} · ${rgVersion}`)
   console.log(`rg process start: ${fmtMs(startCost)} (included in every rg time)\n`)
@@ -720,7 +726,7 @@ async function main(): Promise<void> {
     Math.max(...ratios.filter((r): r is number => r !== undefined))
   const grepWorst = worst(grepRows.map((r) => r.ratio))
   const globWorst = worst(globRows.map((r) => r.ratioTiny))
-  const rankMs = bm25Rows[bm25Rows.length - 1]!.ms
+  const rankMs = bm25Rows[bm25Rows.length - 1]?.ms ?? Number.NaN
   console.log(
     `\ngoals: grep ≤ ${GOALS.grepRatio}× rg: worst ${fmtRatio(grepWorst)}` +
       ` · glob ≤ ${GOALS.globRatio}× tinyglobby: worst ${fmtRatio(globWorst)}` +

@@ -4,7 +4,7 @@ import { toolSuccess, type ToolResult } from '../../tool-result.ts'
 import { WorkspacePath } from '../../workspace/workspace-path.ts'
 import type { ToolContext } from '../tool.ts'
 import { BM25_LIMITS, BM25_PARAMS, rankBm25 } from './bm25.ts'
-import { compilePathGlob } from './path-filter.ts'
+import { compilePathGlob, prunerFor } from './path-filter.ts'
 import type { SearchArgs } from './search.ts'
 import { queryTerms } from './tokenize.ts'
 import { walkFiles, type WalkSkips } from './walk.ts'
@@ -38,7 +38,13 @@ export async function runBm25(args: SearchArgs, context: ToolContext): Promise<T
   let scanned = 0
   let binary = 0
   let oversized = 0
-  for await (const path of walkFiles(context.workspace, { start, signal: context.signal, skips })) {
+  const enter = prunerFor(args.include)
+  for await (const path of walkFiles(context.workspace, {
+    start,
+    signal: context.signal,
+    skips,
+    ...(enter ? { enter } : {}),
+  })) {
     if (include !== undefined && !include(path)) continue
     scanned++
     let bytes: Uint8Array

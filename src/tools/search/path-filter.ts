@@ -35,3 +35,54 @@ export function compilePathGlob(glob: string, what: string, start = ''): (path: 
   }
   return (path) => !file(path) && !underMatchingDir(path)
 }
+
+/**
+ * For a glob that a file must match: a test telling whether a directory can hold any match, so
+ * a walk need not enter it. A matching path's leading segments match the pattern's leading
+ * segments one by one (up to the first `**`), and without a `**` no match lies deeper than the
+ * pattern. Returns undefined when the glob gives no such bound (no `/`, negated, or a `/`
+ * inside braces, parentheses or a class).
+ */
+export function directoryPruner(glob: string): ((dir: string) => boolean) | undefined {
+  if (glob.startsWith('!') || glob.startsWith('./') || glob.includes('\\')) return undefined
+  const body = glob.replace(/^\/+/, '').replace(/\/+$/, '')
+  if (!body.includes('/')) return undefined
+  let depth = 0
+  for (const c of body) {
+    if (c === '{' || c === '(' || c === '[') depth++
+    else if (c === '}' || c === ')' || c === ']') depth = Math.max(0, depth - 1)
+    else if (c === '/' && depth > 0) return undefined
+  }
+  const segments = body.split('/')
+  const globstar = segments.findIndex((s) => s.includes('**'))
+  // Directory segments that every match has in fixed positions: those before a `**`, and never
+  // the last one (the file's own name).
+  const fixed = segments.slice(0, globstar === -1 ? segments.length - 1 : globstar)
+  let tests: ((name: string) => boolean)[]
+  try {
+    tests = fixed.map((s) => picomatch(s, { dot: true }))
+  } catch {
+    return undefined
+  }
+  const maxDepth = globstar === -1 ? segments.length - 1 : Number.POSITIVE_INFINITY
+  return (dir) => {
+    if (dir === '') return true
+    const names = dir.split('/')
+    if (names.length > maxDepth) return false
+    for (let i = 0; i < Math.min(names.length, tests.length); i++)
+      if (!tests[i]!(names[i]!)) return false
+    return true
+  }
+}
+
+/** The pruners of several globs a file must all match, as one (undefined when none prunes). */
+export function prunerFor(
+  ...globs: (string | undefined)[]
+): ((dir: string) => boolean) | undefined {
+  const tests = globs.flatMap((g) => {
+    const t = g === undefined ? undefined : directoryPruner(g)
+    return t === undefined ? [] : [t]
+  })
+  if (tests.length === 0) return undefined
+  return (dir) => tests.every((t) => t(dir))
+}

@@ -5,7 +5,7 @@ import { WorkspacePath } from '../../workspace/workspace-path.ts'
 import { READ_ONLY, type ToolContext, type ToolSpec } from '../tool.ts'
 import { runBm25 } from './bm25-mode.ts'
 import { compileLineMatcher } from './line-matcher.ts'
-import { compilePathGlob } from './path-filter.ts'
+import { compilePathGlob, prunerFor } from './path-filter.ts'
 import { scanFile, truncateMatches, type ScanRecord, type ScanResult } from './scan-file.ts'
 import { walkFiles, type WalkSkips } from './walk.ts'
 
@@ -209,11 +209,13 @@ async function runGlob(args: SearchArgs, context: ToolContext): Promise<ToolResu
   let seen = 0
   let more = false
   let scanned = 0
+  const enter = prunerFor(args.query, args.include)
   for await (const path of walkFiles(context.workspace, {
     start,
     signal: context.signal,
     skips,
     backendOrder: backend,
+    ...(enter ? { enter } : {}),
     ...(position && !backend ? { after: position.p } : {}),
   })) {
     scanned++
@@ -289,11 +291,13 @@ async function runGrep(args: SearchArgs, context: ToolContext): Promise<ToolResu
   let lastPrinted: { path: string; line: number } | undefined
   const resumeInside = position !== undefined && position.i === 1 && !backend
 
+  const enter = prunerFor(args.include)
   const walk = walkFiles(context.workspace, {
     start,
     signal: context.signal,
     skips,
     backendOrder: backend,
+    ...(enter ? { enter } : {}),
     ...(position && !backend ? { after: position.p, inclusive: resumeInside } : {}),
   })
   // Scan up to SCAN_AHEAD files concurrently (I/O overlaps; on S3 these are parallel GETs),

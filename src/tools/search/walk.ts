@@ -24,6 +24,8 @@ export interface WalkOptions {
   inclusive?: boolean
   /** Keep the backend's listing order instead of sorting siblings by name. */
   backendOrder?: boolean
+  /** Enter a directory only when this says it can hold a wanted file. */
+  enter?: (dir: WorkspacePath) => boolean
   skips: WalkSkips
 }
 
@@ -154,8 +156,9 @@ export async function* walkFiles(
       if (decision === 'ignore') continue
       // Hidden entries are skipped unless an ignore file re-includes them (`!.github/`).
       if (entry.name.startsWith('.') && decision !== 'whitelist') continue
-      if (isDir) yield* visit(path)
-      else yield path
+      if (isDir) {
+        if (options.enter === undefined || options.enter(path)) yield* visit(path)
+      } else yield path
     }
     levels.pop()
   }

@@ -1,0 +1,66 @@
+import picomatch from 'picomatch'
+import { describe, expect, it } from 'vitest'
+import { directoryPruner } from '../../src/tools/search/path-filter.ts'
+
+const names = [
+  'packages',
+  'pkg-a',
+  'src',
+  'lib',
+  'docs',
+  'x.ts',
+  'y.js',
+  '.hidden',
+  'a b',
+  'index.ts',
+]
+
+function* paths(seed: number, count: number): Generator<string> {
+  let s = seed
+  const rand = (n: number) => {
+    s = (Math.imul(s, 1103515245) + 12345) >>> 0
+    return s % n
+  }
+  for (let i = 0; i < count; i++) {
+    const depth = 1 + rand(5)
+    yield Array.from({ length: depth }, () => names[rand(names.length)]!).join('/')
+  }
+}
+
+describe('directoryPruner', () => {
+  const patterns = [
+    'packages/*/src/**/*.{ts,js}',
+    'src/*.ts',
+    'src/**',
+    '{src,lib}/**/*.ts',
+    'packages/pkg-?/**',
+    '*/src/index.ts',
+    '+(src|lib)/*/x.ts',
+    '**/src/*.ts',
+    'docs/[a-z]*/**/*.js',
+  ]
+  for (const pattern of patterns) {
+    it(`never prunes a directory above a match of ${pattern}`, () => {
+      const prune = directoryPruner(pattern)
+      expect(prune).toBeDefined()
+      const match = picomatch(pattern, { dot: true })
+      let matched = 0
+      let pruned = 0
+      for (const path of paths(pattern.length, 4000)) {
+        const parts = path.split('/')
+        const dirs = parts.slice(0, -1).map((_, i) => parts.slice(0, i + 1).join('/'))
+        if (match(path)) {
+          matched++
+          for (const dir of dirs) expect(prune!(dir), `${dir} for ${path}`).toBe(true)
+        } else if (dirs.some((d) => !prune!(d))) pruned++
+      }
+      expect(matched).toBeGreaterThan(0)
+      if (!pattern.startsWith('**')) expect(pruned).toBeGreaterThan(0)
+    })
+  }
+
+  it('gives no bound where it cannot tell one', () => {
+    for (const glob of ['*.ts', '!src/**', '{a,b/c}/*.ts', '@(x|y/z)/**', './src/*.ts', 'a\\/b/*'])
+      expect(directoryPruner(glob), glob).toBeUndefined()
+  })
+})
