@@ -30,6 +30,8 @@ export interface WalkOptions {
 }
 
 const PAGE = 1000
+/** Directory listings fetched ahead of the walk, at most. */
+const PREFETCH = 32
 
 async function listAll(ws: WorkspaceServices, dir: WorkspacePath): Promise<DirEntry[]> {
   const out: DirEntry[] = []
@@ -135,32 +137,71 @@ export async function* walkFiles(
     levels.push(await levelFor(ws, dir, names, skips))
   }
 
-  async function* visit(dir: WorkspacePath): AsyncGenerator<WorkspacePath> {
+  // Listings of directories about to be entered, fetched ahead so their I/O overlaps the walk.
+  const ahead = new Map<WorkspacePath, Promise<DirEntry[]>>()
+  const prefetch = (dir: WorkspacePath) => {
+    if (ahead.size >= PREFETCH || ahead.has(dir)) return
+    const listing = listAll(ws, dir)
+    listing.catch(() => {})
+    ahead.set(dir, listing)
+  }
+  interface Frame {
+    items: { path: WorkspacePath; isDir: boolean }[]
+    next: number
+  }
+  /** List `dir` and decide what of it the walk sees; undefined when it cannot be listed. */
+  async function open(dir: WorkspacePath): Promise<Frame | undefined> {
     if (signal?.aborted) throw new IsoagentError('cancelled', 'search cancelled')
     let entries: DirEntry[]
     try {
-      entries = await listAll(ws, dir)
+      const listing = ahead.get(dir)
+      ahead.delete(dir)
+      entries = await (listing ?? listAll(ws, dir))
     } catch {
       skips.unreadable_dirs++
-      return
+      return undefined
     }
     const names = new Set(entries.map((e) => e.name))
     levels.push(await levelFor(ws, dir, names, skips))
     if (!backendOrder) entries.sort((a, b) => compareNames(a.name, b.name))
+    const items: Frame['items'] = []
     for (const entry of entries) {
       if (entry.kind !== 'file' && entry.kind !== 'directory') continue
       const path = WorkspacePath.child(dir, entry.name)
       const isDir = entry.kind === 'directory'
-      if (before(path, after, isDir, inclusive)) continue
+      if (before(path, resumeAfter, isDir, inclusive)) continue
       const decision = ignoreDecision(levels, path, isDir)
       if (decision === 'ignore') continue
       // Hidden entries are skipped unless an ignore file re-includes them (`!.github/`).
       if (entry.name.startsWith('.') && decision !== 'whitelist') continue
-      if (isDir) {
-        if (options.enter === undefined || options.enter(path)) yield* visit(path)
-      } else yield path
+      if (isDir && options.enter !== undefined && !options.enter(path)) continue
+      items.push({ path, isDir })
     }
-    levels.pop()
+    for (const item of items) if (item.isDir) prefetch(item.path)
+    return { items, next: 0 }
   }
-  yield* visit(start)
+  // Depth first with an explicit stack: one generator, however deep the tree.
+  const stack: Frame[] = []
+  /** The cursor position until the walk is past it; then everything ahead is after it. */
+  let resumeAfter = after
+  const root = await open(start)
+  if (root !== undefined) stack.push(root)
+  while (stack.length > 0) {
+    const top = stack[stack.length - 1]!
+    const item = top.items[top.next++]
+    if (item === undefined) {
+      stack.pop()
+      levels.pop()
+      continue
+    }
+    if (!item.isDir) {
+      resumeAfter = undefined
+      yield item.path
+      continue
+    }
+    if (resumeAfter !== undefined && !resumeAfter.startsWith(item.path + '/'))
+      resumeAfter = undefined
+    const frame = await open(item.path)
+    if (frame !== undefined) stack.push(frame)
+  }
 }
