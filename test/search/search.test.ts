@@ -264,6 +264,27 @@ describe.each(['memory', 'local'] as const)('search on %s workspace', (kind) => 
     const zh = await s.tool('search', { mode: 'bm25', query: '数据库连接池' })
     expect((zh.metadata!.hits as { path: string }[])[0]!.path).toBe('docs/pool.md')
   })
+
+  it('finds terms in any case, also behind signs that lower-case into ASCII', async () => {
+    const s = await sessionOn(kind, {
+      'a.md': 'The \u212AEY RING holds every key.\n',
+      'b.md': 'APİ gateway\n',
+      'c.md': 'REQUEST handler\n',
+      'd.md': 'nothing here\n',
+    })
+    for (const [query, path] of [
+      ['key', 'a.md'],
+      ['request', 'c.md'],
+    ]) {
+      const r = await s.tool('search', { mode: 'bm25', query })
+      expect(r.exitCode, r.output).toBe(0)
+      expect(r.metadata!.files_with_terms, query).toBe(1)
+      expect((r.metadata!.hits as { path: string }[])[0]?.path, query).toBe(path)
+    }
+    // "APİ" lower-cases to "api̇": a candidate (the text holds "api"), though no token equals it.
+    const r = await s.tool('search', { mode: 'bm25', query: 'api' })
+    expect(r.metadata!.files_with_terms).toBe(1)
+  })
 })
 
 describe('search over a backend that fails underneath', () => {

@@ -1,4 +1,5 @@
 import { IsoagentError } from '../../errors.ts'
+import { byteFinder, byteNeedle, type ByteFinder } from '../../text/byte-search.ts'
 import { looksBinary } from '../../text/bytes.ts'
 import { toolSuccess, type ToolResult } from '../../tool-result.ts'
 import { WorkspacePath } from '../../workspace/workspace-path.ts'
@@ -10,6 +11,55 @@ import { queryTerms } from './tokenize.ts'
 import { walkFiles, type WalkSkips } from './walk.ts'
 
 const decoder = new TextDecoder('utf-8')
+
+/**
+ * How a file is tested for a query term: a term `text.toLowerCase().includes(term)` would find.
+ * ASCII terms and terms without cased characters are looked for in the raw bytes (ASCII case
+ * folded); the rest, and files where lower-casing could make ASCII out of other characters
+ * (U+212A KELVIN SIGN → `k`, U+0130 → `i̇`), take the decoded, lower-cased text.
+ */
+interface TermFinder {
+  term: string
+  find?: ByteFinder
+}
+
+function termFinder(term: string): TermFinder {
+  const uncased = [...term].every(
+    (c) => c.toLowerCase() === c && c.toUpperCase() === c && c !== '\u0307',
+  )
+  // eslint-disable-next-line no-control-regex
+  const ascii = /^[\x00-\x7f]+$/.test(term)
+  const needle = ascii || uncased ? byteNeedle(term, ascii) : undefined
+  return needle === undefined ? { term } : { term, find: byteFinder(needle) }
+}
+
+/** Signs that lower-case into ASCII letters: U+212A (E2 84 AA) → k, U+0130 (C4 B0) → i. */
+function lowersIntoAscii(bytes: Uint8Array): boolean {
+  for (let at = bytes.indexOf(0x84); at !== -1; at = bytes.indexOf(0x84, at + 1))
+    if (at > 0 && bytes[at - 1] === 0xe2 && bytes[at + 1] === 0xaa) return true
+  for (let at = bytes.indexOf(0xb0); at !== -1; at = bytes.indexOf(0xb0, at + 1))
+    if (at > 0 && bytes[at - 1] === 0xc4) return true
+  return false
+}
+
+/** How many of the terms the file contains. */
+function countTerms(finders: TermFinder[], bytes: Uint8Array): number {
+  let text: string | undefined
+  let signs: boolean | undefined
+  let distinct = 0
+  for (const f of finders) {
+    if (f.find !== undefined) {
+      signs ??= lowersIntoAscii(bytes)
+      if (!signs) {
+        if (f.find(bytes, 0) !== -1) distinct++
+        continue
+      }
+    }
+    text ??= decoder.decode(bytes).toLowerCase()
+    if (text.includes(f.term)) distinct++
+  }
+  return distinct
+}
 
 /**
  * BM25 over the workspace: the walk narrows candidates to files containing at least one query
@@ -30,6 +80,7 @@ export async function runBm25(args: SearchArgs, context: ToolContext): Promise<T
   const terms = [...new Set(queryTerms(args.query))]
   if (terms.length === 0)
     throw new IsoagentError('invalid_argument', 'the bm25 query has no searchable words')
+  const termFinders = terms.map(termFinder)
   const start = context.path(args.path ?? '.')
   const include =
     args.include === undefined ? undefined : compilePathGlob(args.include, 'include', start)
@@ -57,9 +108,7 @@ export async function runBm25(args: SearchArgs, context: ToolContext): Promise<T
       binary++
       continue
     }
-    const text = decoder.decode(bytes).toLowerCase()
-    let distinct = 0
-    for (const term of terms) if (text.includes(term)) distinct++
+    const distinct = countTerms(termFinders, bytes)
     if (distinct > 0) candidates.push({ path, distinct })
   }
   candidates.sort((a, b) => b.distinct - a.distinct)
