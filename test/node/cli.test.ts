@@ -30,6 +30,7 @@ describe('isoagent CLI (built bin)', () => {
       'patch',
       'ls',
       'search',
+      'bash',
       'batch',
       '',
     ])
@@ -68,7 +69,7 @@ describe('isoagent CLI (built bin)', () => {
     expect(escape.code).toBe(1)
     expect(escape.stdout).toContain('escapes the workspace root')
     expect(escape.stderr).toBe('error: permission_denied\n')
-    expect(cli('call', 'bash', '{"command":"id"}', '-w', dir).code).toBe(1)
+    expect(cli('call', 'bash', '{"command":"exit 7"}', '-w', dir).code).toBe(1)
   })
 
   it('exits 2 on usage errors', () => {
