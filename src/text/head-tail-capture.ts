@@ -1,4 +1,4 @@
-import { utf8SafeHeadLength, utf8SafeTailStart } from './preview.ts'
+import { utf8SafeTailStart } from './preview.ts'
 
 /** Bytes a {@link HeadTailCapture} keeps from the start of a stream by default (64 KiB). */
 export const CAPTURE_HEAD_BYTES = 65536
@@ -6,6 +6,24 @@ export const CAPTURE_HEAD_BYTES = 65536
 export const CAPTURE_TAIL_BYTES = 36864
 
 const decoder = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true })
+
+/**
+ * Largest `end <= max` such that `bytes[0, end)` does not end inside a UTF-8 sequence, judged
+ * from the bytes alone (the byte after `end` may be unknown: it can lie in a dropped range).
+ */
+function wholeSequencesLength(bytes: Uint8Array, max: number): number {
+  const end = Math.max(0, Math.min(max, bytes.length))
+  let i = end - 1
+  let back = 0
+  while (i >= 0 && back < 3 && (bytes[i]! & 0xc0) === 0x80) {
+    i--
+    back++
+  }
+  if (i < 0) return end
+  const lead = bytes[i]!
+  const length = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1
+  return i + length <= end ? end : i
+}
 
 /** A view of a capture: the text kept and exactly how much was left out, and where. */
 export interface CapturedText {
@@ -130,7 +148,7 @@ export class HeadTailCapture {
     }
     // The stream as head ++ (gap) ++ tail; cut the head at maxHead and keep at most maxTail of
     // the end, never splitting a UTF-8 sequence.
-    const headEnd = utf8SafeHeadLength(headAll, Math.max(0, maxHead))
+    const headEnd = wholeSequencesLength(headAll, maxHead)
     let tail = tailAll
     if (whole && tail.length + headAll.length > headEnd) {
       // Nothing was dropped yet: the tail may reach back into the head's surplus.

@@ -80,3 +80,51 @@ describe('isoagent CLI (built bin)', () => {
     expect(cli('--help').code).toBe(0)
   })
 })
+
+describe('isoagent verify (built bin)', () => {
+  const spec = (commands: unknown[]) => {
+    const file = join(dir, `verify-${Math.random().toString(36).slice(2)}.json`)
+    writeFileSync(file, JSON.stringify({ subject: 'release', commands }))
+    return file
+  }
+
+  it('exits 0 when every required check passes, 1 when one fails', () => {
+    const ok = cli(
+      'verify',
+      spec([
+        { id: 'files', kind: 'test', command: 'test -f a.txt' },
+        { id: 'opt', kind: 'lint', command: 'exit 4', required: false },
+      ]),
+      '-w',
+      dir,
+    )
+    expect(ok.code).toBe(0)
+    expect(ok.stdout).toContain('release: PASSED')
+    expect(ok.stdout).toContain('pass files (test) exit 0')
+    expect(ok.stdout).toContain('FAIL opt (lint, optional) exit 4')
+    const failed = cli(
+      'verify',
+      spec([{ id: 'unit', kind: 'test', command: 'echo "1 failing"; exit 1' }]),
+      '-w',
+      dir,
+      '--json',
+    )
+    expect(failed.code).toBe(1)
+    expect(JSON.parse(failed.stdout)).toMatchObject({
+      subject: 'release',
+      passed: false,
+      results: [{ id: 'unit', kind: 'test', required: true, exitCode: 1, timedOut: false }],
+    })
+  })
+
+  it('exits 2 on usage errors', () => {
+    expect(cli('verify', '-w', dir).code).toBe(2)
+    expect(cli('verify', join(dir, 'missing.json'), '-w', dir).code).toBe(2)
+    const notJson = join(dir, 'not.json')
+    writeFileSync(notJson, '{nope')
+    expect(cli('verify', notJson, '-w', dir).code).toBe(2)
+    const badShape = cli('verify', spec([{ id: 'x', kind: 'k' }]), '-w', dir)
+    expect(badShape.code).toBe(2)
+    expect(badShape.stderr).toContain('commands[0].command must be a non-empty string')
+  })
+})
