@@ -12,7 +12,11 @@ import {
   type SessionOptions,
   type ToolResult,
 } from '../../adapters/index.ts'
-import { localWorkspace, type LocalWorkspaceOptions } from '../../adapters/node-fs/index.ts'
+import {
+  localWorkspace,
+  nodeShell,
+  type LocalWorkspaceOptions,
+} from '../../adapters/node-fs/index.ts'
 
 const roots: string[] = []
 const sessions: Session[] = []
@@ -385,6 +389,24 @@ describe('bash tool on a local workspace', () => {
     })
     const none = await session.tool('bash', { command: 'cat keep.txt' })
     expect(meta(none).changed_paths).toMatchObject({ created: [], modified: [], deleted: [] })
+  })
+
+  it('walks the workspace in sorted depth-first order, skips .git, and says when the bound cut it', async () => {
+    const root = newRoot({
+      'b.txt': '',
+      'a/z.txt': '',
+      'a/y.txt': '',
+      '.git/HEAD': '',
+      'c.txt': '',
+    })
+    const shell = nodeShell({ root })
+    const all = await shell.snapshot({ maxEntries: 100 })
+    expect([...all.entries.keys()]).toEqual(['a', 'a/y.txt', 'a/z.txt', 'b.txt', 'c.txt'])
+    expect(all.truncated).toBe(false)
+    expect(all.entries.get('a')!.kind).toBe('directory')
+    const cut = await shell.snapshot({ maxEntries: 3 })
+    expect([...cut.entries.keys()]).toEqual(['a', 'a/y.txt', 'a/z.txt'])
+    expect(cut.truncated).toBe(true)
   })
 
   it('streams output as tool_output_delta events while the command runs', async () => {
