@@ -51,7 +51,11 @@ export type { ArtifactStore } from './projection/artifact-store.ts'
 export type { JsonSchema, ToolScheduling } from './tools/tool.ts'
 export { BASH_TIMEOUT_MS, BASH_MAX_COMMAND_LENGTH, BASH_STREAM_BYTES } from './tools/bash/bash.ts'
 export type { BashArgs } from './tools/bash/bash.ts'
-export { CHANGED_PATHS_MAX_ENTRIES, CHANGED_PATHS_MAX_LISTED } from './tools/bash/changed-paths.ts'
+export {
+  CHANGED_PATHS_MAX_ENTRIES,
+  CHANGED_PATHS_MAX_LISTED,
+  CHANGED_PATHS_WALK_MS,
+} from './tools/bash/changed-paths.ts'
 export type { ChangedPaths } from './tools/bash/changed-paths.ts'
 export {
   HeadTailCapture,

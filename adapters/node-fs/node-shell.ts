@@ -270,6 +270,11 @@ export function nodeShell(options: NodeShellOptions): Shell {
       const stack = [{ dir: root, prefix: '', names: list(root), next: 0 }]
       let sliceStart = performance.now()
       while (stack.length > 0) {
+        if (signal?.aborted) {
+          // Stopped early: like a walk cut by its bound, it reports what it saw.
+          truncated = true
+          break
+        }
         const top = stack[stack.length - 1]!
         if (top.next >= top.names.length) {
           stack.pop()
@@ -303,7 +308,6 @@ export function nodeShell(options: NodeShellOptions): Shell {
         if (kind === 'directory') stack.push({ dir: abs, prefix: path, names: list(abs), next: 0 })
         if (performance.now() - sliceStart > WALK_SLICE_MS) {
           await new Promise<void>((resolve) => setImmediate(resolve))
-          if (signal?.aborted) throw new IsoagentError('cancelled', 'walk cancelled')
           sliceStart = performance.now()
         }
       }

@@ -271,8 +271,7 @@ export class Kernel {
       setState('gate_pending')
 
       const mustConfirm = tool.requiresConfirmation?.(request.args as Record<string, unknown>)
-      let ask: { rule?: string } | undefined =
-        mustConfirm === undefined ? undefined : { rule: undefined }
+      let ask: { rule?: string } | undefined = mustConfirm === undefined ? undefined : {}
       if (MODEL_SIDE.has(origin)) {
         const verdict = this.permissions.decide(name, request.args)
         if (verdict.decision === 'deny') {

@@ -71,7 +71,8 @@ export interface Shell {
   run(request: ShellRequest): Promise<ShellOutcome>
   /**
    * Entries under the root, skipping `.git` directories, at most `maxEntries` of them; used to
-   * report the paths a command created, modified or deleted.
+   * report the paths a command created, modified or deleted. When `signal` aborts, the walk
+   * stops and returns what it saw with `truncated: true`.
    */
   snapshot(options: { maxEntries: number; signal?: AbortSignal }): Promise<TreeSnapshot>
 }

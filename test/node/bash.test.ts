@@ -407,6 +407,8 @@ describe('bash tool on a local workspace', () => {
     const cut = await shell.snapshot({ maxEntries: 3 })
     expect([...cut.entries.keys()]).toEqual(['a', 'a/y.txt', 'a/z.txt'])
     expect(cut.truncated).toBe(true)
+    const stopped = await shell.snapshot({ maxEntries: 100, signal: AbortSignal.abort() })
+    expect(stopped).toEqual({ entries: new Map(), truncated: true })
   })
 
   it('streams output as tool_output_delta events while the command runs', async () => {

@@ -3,7 +3,12 @@ import { HeadTailCapture } from '../../text/head-tail-capture.ts'
 import { toolFailure, toolSuccess, type ToolErrorKind } from '../../tool-result.ts'
 import type { TreeSnapshot } from '../../workspace/shell.ts'
 import { MUTATING, type ToolContext, type ToolSpec } from '../tool.ts'
-import { CHANGED_PATHS_MAX_ENTRIES, diffSnapshots, type ChangedPaths } from './changed-paths.ts'
+import {
+  CHANGED_PATHS_MAX_ENTRIES,
+  CHANGED_PATHS_WALK_MS,
+  diffSnapshots,
+  type ChangedPaths,
+} from './changed-paths.ts'
 import { renderOutput } from './render-output.ts'
 
 /** Deadline of a command: default, least and largest (ms). */
@@ -42,10 +47,11 @@ async function snapshot(
   context: ToolContext,
   signal?: AbortSignal,
 ): Promise<TreeSnapshot | undefined> {
+  const limit = AbortSignal.timeout(CHANGED_PATHS_WALK_MS)
   try {
     return await context.workspace.shell!.snapshot({
       maxEntries: CHANGED_PATHS_MAX_ENTRIES,
-      ...(signal ? { signal } : {}),
+      signal: signal ? AbortSignal.any([signal, limit]) : limit,
     })
   } catch {
     // Change tracking is best effort: a failed walk never fails the command.
@@ -134,7 +140,7 @@ export const bashTool: ToolSpec<BashArgs> = {
         streamErr(chunk)
       },
     })
-    // The walk after the command is bounded by entries, not by the (possibly aborted) signal.
+    // The walk after the command is bounded by entries and time, not by the call's signal.
     const after = before === undefined ? undefined : await snapshot(context)
     const changed: ChangedPaths | null =
       before !== undefined && after !== undefined ? diffSnapshots(before, after) : null

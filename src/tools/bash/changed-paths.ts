@@ -2,6 +2,8 @@ import type { TreeSnapshot } from '../../workspace/shell.ts'
 
 /** Most entries a workspace walk records for change detection (per walk). */
 export const CHANGED_PATHS_MAX_ENTRIES = 20_000
+/** Longest time one workspace walk may take (ms); a walk stopped by it counts as cut. */
+export const CHANGED_PATHS_WALK_MS = 1_000
 /** Most paths listed per kind (created, modified, deleted); `counts` stay exact. */
 export const CHANGED_PATHS_MAX_LISTED = 1_000
 
@@ -13,7 +15,8 @@ export interface ChangedPaths {
   /** Exact numbers of changed paths among the entries both walks covered. */
   counts: { created: number; modified: number; deleted: number }
   /**
-   * A walk stopped at {@link CHANGED_PATHS_MAX_ENTRIES} entries, or a list was cut at
+   * A walk stopped at {@link CHANGED_PATHS_MAX_ENTRIES} entries or after
+   * {@link CHANGED_PATHS_WALK_MS}, or a list was cut at
    * {@link CHANGED_PATHS_MAX_LISTED}: changes past that point are not reported.
    */
   truncated: boolean
