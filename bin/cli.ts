@@ -59,6 +59,12 @@ export async function main(
     err.write(`isoagent: ${(error as Error).message}\n`)
     return 2
   }
+  // Ctrl-C or a TERM ends running commands (their whole process groups) before the CLI exits.
+  const onSignal = (signal: NodeJS.Signals) => {
+    void session.close().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143))
+  }
+  process.once('SIGINT', onSignal)
+  process.once('SIGTERM', onSignal)
   try {
     if (command === 'tools') {
       if (rest.length > 0) {
@@ -100,6 +106,8 @@ export async function main(
     err.write(`isoagent: unknown command "${command}"\n\n${USAGE}\n`)
     return 2
   } finally {
+    process.off('SIGINT', onSignal)
+    process.off('SIGTERM', onSignal)
     await session.close()
   }
 }

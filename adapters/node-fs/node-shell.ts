@@ -57,6 +57,21 @@ export function baseShellEnv(): Record<string, string> {
   return env
 }
 
+/** Process groups of commands still running, killed at once if the host process exits. */
+const runningGroups = new Set<number>()
+let exitHookInstalled = false
+
+function trackGroup(pgid: number): void {
+  if (!exitHookInstalled) {
+    exitHookInstalled = true
+    // 'exit' handlers must be synchronous: SIGKILL, no grace.
+    process.once('exit', () => {
+      for (const group of runningGroups) signalGroup(group, 'SIGKILL')
+    })
+  }
+  runningGroups.add(pgid)
+}
+
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
 /**
@@ -119,7 +134,9 @@ async function killGroup(pgid: number): Promise<number> {
  * the whole group gets SIGTERM, then SIGKILL after {@link KILL_GRACE_MS}; the pipes are then
  * closed even if a process outside the group still holds them. After a normal exit, processes
  * left running in the group are killed the same way. Processes that start a session of their
- * own (`setsid`) leave the group and are not tracked.
+ * own (`setsid`) leave the group and are not tracked. If the host process exits (`exit` event)
+ * while commands run, their groups get SIGKILL; a host killed by a signal it does not handle
+ * cannot do that, so hosts should close their sessions on SIGINT/SIGTERM (the CLI does).
  */
 export function nodeShell(options: NodeShellOptions): Shell {
   const root = options.root
@@ -193,6 +210,7 @@ export function nodeShell(options: NodeShellOptions): Shell {
           if (settled) return
           settled = true
           cleanup()
+          if (pid !== undefined) runningGroups.delete(pid)
           resolve({
             exitCode,
             signal: exitSignal,
@@ -234,6 +252,7 @@ export function nodeShell(options: NodeShellOptions): Shell {
           }
         })
         if (pid === undefined) return
+        trackGroup(pid)
         child.stdout!.on('data', (chunk: Uint8Array) => request.onStdout(chunk))
         child.stderr!.on('data', (chunk: Uint8Array) => request.onStderr(chunk))
         child.stdout!.on('close', () => {

@@ -7,8 +7,10 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs'
+import { spawnSync } from 'node:child_process'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   Agent,
@@ -283,6 +285,34 @@ describe('bash tool on a local workspace', () => {
     ])
       await session.tool('bash', { command, timeout: 1000 })
     expect(fds()).toBeLessThanOrEqual(before)
+  })
+
+  it('kills running commands when the host process exits', async () => {
+    const root = newRoot()
+    const entry = fileURLToPath(new URL('../../adapters/node-fs/index.ts', import.meta.url))
+    const main = fileURLToPath(new URL('../../adapters/index.ts', import.meta.url))
+    const script = join(root, 'host.mts')
+    writeFileSync(
+      script,
+      `import { Agent } from ${JSON.stringify(main)}
+import { localWorkspace } from ${JSON.stringify(entry)}
+import { existsSync } from 'node:fs'
+const session = await Agent.create().session(localWorkspace(${JSON.stringify(root)}))
+void session.tool('bash', { command: 'sleep 60 & echo $! > pid.txt; wait' })
+while (!existsSync(${JSON.stringify(join(root, 'pid.txt'))})) await new Promise((r) => setTimeout(r, 20))
+await new Promise((r) => setTimeout(r, 50))
+process.exit(0)
+`,
+    )
+    const run = spawnSync(process.execPath, ['--import', 'tsx', script], {
+      encoding: 'utf8',
+      timeout: 20_000,
+    })
+    expect(run.status, run.stderr).toBe(0)
+    const pid = Number(readFileSync(join(root, 'pid.txt'), 'utf8'))
+    expect(pid).toBeGreaterThan(0)
+    await new Promise((r) => setTimeout(r, 100))
+    expect(alive(pid)).toBe(false)
   })
 
   it('applies shellMaxProcesses as ulimit -u', async () => {

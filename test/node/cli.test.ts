@@ -1,5 +1,5 @@
-import { spawnSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { spawn, spawnSync } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -126,5 +126,35 @@ describe('isoagent verify (built bin)', () => {
     const badShape = cli('verify', spec([{ id: 'x', kind: 'k' }]), '-w', dir)
     expect(badShape.code).toBe(2)
     expect(badShape.stderr).toContain('commands[0].command must be a non-empty string')
+  })
+})
+
+describe('isoagent CLI signals', () => {
+  it('kills the running command and its background jobs on SIGTERM', async () => {
+    const child = spawn(
+      process.execPath,
+      [bin, 'call', 'bash', '{"command":"sleep 60 & echo $! > cli-pid.txt; wait"}', '-w', dir],
+      { stdio: 'ignore' },
+    )
+    const exited = new Promise<number | null>((resolve) =>
+      child.on('exit', (code) => resolve(code)),
+    )
+    const pidFile = join(dir, 'cli-pid.txt')
+    const until = Date.now() + 15_000
+    while (!existsSync(pidFile) || readFileSync(pidFile, 'utf8').trim() === '') {
+      if (Date.now() > until) throw new Error('the command never started')
+      await new Promise((r) => setTimeout(r, 20))
+    }
+    const pid = Number(readFileSync(pidFile, 'utf8'))
+    child.kill('SIGTERM')
+    expect(await exited).toBe(143)
+    let gone: boolean
+    try {
+      process.kill(pid, 0)
+      gone = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.startsWith('Z')
+    } catch {
+      gone = true
+    }
+    expect(gone).toBe(true)
   })
 })
