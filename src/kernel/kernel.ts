@@ -291,7 +291,13 @@ export class Kernel {
       }
       if (ask !== undefined) {
         const outcome = await this.confirmations.request(
-          { callId: id, toolName: name, args: this.sanitizer.value(request.args), origin },
+          {
+            callId: id,
+            toolName: name,
+            args: this.sanitizer.value(request.args),
+            origin,
+            ...(mustConfirm !== undefined ? { reason: mustConfirm } : {}),
+          },
           this.options.confirmationTimeoutMs ?? Number.POSITIVE_INFINITY,
           controller.signal,
           (pending) =>

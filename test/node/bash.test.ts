@@ -253,7 +253,9 @@ describe('bash tool on a local workspace', () => {
         toolName: 'bash',
         reason: 'bash asks for escalated permissions: needs network',
       })
-      expect(session.pendingConfirmations()).toHaveLength(1)
+      expect(session.pendingConfirmations()).toMatchObject([
+        { toolName: 'bash', reason: 'bash asks for escalated permissions: needs network' },
+      ])
       expect(existsSync(join(root, 'esc.txt'))).toBe(false)
       session.confirmToolUse((asked as { confirmationId: string }).confirmationId, false)
       const refused = await pending
