@@ -8,7 +8,7 @@ import {
   ToolResultTransformPolicy,
   type SessionEvent,
 } from '../../adapters/index.ts'
-import { nodeShell } from '../../adapters/node-fs/index.ts'
+import { localWorkspace, nodeShell } from '../../adapters/node-fs/index.ts'
 import { meta, newRoot, open, timed, useBashFixtures } from './bash-helpers.ts'
 
 useBashFixtures()
@@ -73,6 +73,14 @@ describe('bash tool on a local workspace', () => {
     expect(env).toContain('LANG=C.UTF-8\n')
     expect(env).toMatch(/^PATH=/m)
     expect(env).toMatch(/^HOME=/m)
+    // Malformed shell options are refused when the workspace is made.
+    const root = newRoot()
+    expect(() => localWorkspace(root, { shellEnv: { N: 1 as unknown as string } })).toThrow(
+      expect.objectContaining({ code: 'invalid_argument' }),
+    )
+    expect(() => localWorkspace(root, { shellMaxProcesses: 0 })).toThrow(
+      expect.objectContaining({ code: 'invalid_argument' }),
+    )
   })
 
   it('closes stdin: a command that reads it sees end of input at once', async () => {
