@@ -1,7 +1,15 @@
 export { Agent } from './session/agent.ts'
 export type { AgentOptions, ResumeOptions, SessionOptions } from './session/agent.ts'
 export { Session } from './session/session.ts'
-export type { CallOptions, EditOptions, GrepOptions, ToolDefinition } from './session/session.ts'
+export type {
+  BashOptions,
+  CallOptions,
+  EditOptions,
+  GrepOptions,
+  ToolDefinition,
+} from './session/session.ts'
+export { VERIFY_OUTPUT_TAIL_BYTES } from './session/verify.ts'
+export type { VerifyCommand, VerifyReport, VerifyResult } from './session/verify.ts'
 export type { CustomTool, ToolRuntime } from './session/custom-tool.ts'
 export { SNAPSHOT_SCHEMA } from './session/snapshot.ts'
 export type { SessionSnapshot } from './session/snapshot.ts'
@@ -11,7 +19,12 @@ export type { IsoagentErrorCode, IsoagentErrorOptions } from './errors.ts'
 export { toolFailure, toolSuccess } from './tool-result.ts'
 export type { ToolErrorKind, ToolResult } from './tool-result.ts'
 export type { ActiveTool } from './kernel/kernel.ts'
-export { TOOL_TIMEOUT_DEFAULTS, DEFAULT_TOOL_TIMEOUT_MS, CANCEL_GRACE_MS } from './kernel/kernel.ts'
+export {
+  TOOL_TIMEOUT_DEFAULTS,
+  DEFAULT_TOOL_TIMEOUT_MS,
+  CANCEL_GRACE_MS,
+  OWN_DEADLINE_MARGIN_MS,
+} from './kernel/kernel.ts'
 export type { Origin } from './kernel/origin.ts'
 export type { CallState, SessionEvent } from './kernel/events.ts'
 export { DEFAULT_EVENT_BUFFER } from './kernel/events.ts'
@@ -36,4 +49,18 @@ export type { LossMode, Projection, ToolResultEvidenceV1 } from './projection/pr
 export { memoryArtifactStore, DEFAULT_ARTIFACT_STORE_BYTES } from './projection/artifact-store.ts'
 export type { ArtifactStore } from './projection/artifact-store.ts'
 export type { JsonSchema, ToolScheduling } from './tools/tool.ts'
+export { BASH_TIMEOUT_MS, BASH_MAX_COMMAND_LENGTH, BASH_STREAM_BYTES } from './tools/bash/bash.ts'
+export type { BashArgs } from './tools/bash/bash.ts'
+export {
+  CHANGED_PATHS_MAX_ENTRIES,
+  CHANGED_PATHS_MAX_LISTED,
+  CHANGED_PATHS_WALK_MS,
+} from './tools/bash/changed-paths.ts'
+export type { ChangedPaths } from './tools/bash/changed-paths.ts'
+export {
+  HeadTailCapture,
+  CAPTURE_HEAD_BYTES,
+  CAPTURE_TAIL_BYTES,
+} from './text/head-tail-capture.ts'
+export type { CapturedText } from './text/head-tail-capture.ts'
 export * from './workspace/index.ts'

@@ -28,6 +28,7 @@ import {
   type WorkspaceStat,
   type WriteOptions,
 } from '../../src/index.ts'
+import { nodeShell } from './node-shell.ts'
 
 /** Options of {@link localWorkspace}. */
 export interface LocalWorkspaceOptions {
@@ -41,6 +42,17 @@ export interface LocalWorkspaceOptions {
    * file system, where one call may block the event loop for long.
    */
   syncMetadata?: boolean
+  /**
+   * Variables for `bash` commands, added on top of the clean base environment (`PATH`, `HOME`,
+   * `TMPDIR` when set, `LANG=C.UTF-8`, `TERM=dumb`, `NO_COLOR=1`, `PAGER=cat`, `GIT_PAGER=cat`,
+   * `GIT_TERMINAL_PROMPT=0`). Nothing else of the host's environment reaches commands.
+   */
+  shellEnv?: Record<string, string>
+  /**
+   * `ulimit -u` for `bash` commands (the most processes the user may have while one runs), to
+   * bound fork bombs where the OS enforces it. Off by default; see `nodeShell`.
+   */
+  shellMaxProcesses?: number
 }
 
 /** Reads up to this many bytes are served synchronously (see `syncMetadata`). */
@@ -111,6 +123,18 @@ export function localWorkspace(
   }
   const chunkBytes = options.readChunkBytes ?? 1024 * 1024
   const syncIo = options.syncMetadata !== false
+  if (
+    options.shellEnv !== undefined &&
+    (typeof options.shellEnv !== 'object' ||
+      options.shellEnv === null ||
+      Object.values(options.shellEnv).some((v) => typeof v !== 'string'))
+  )
+    throw new IsoagentError('invalid_argument', 'shellEnv must map names to string values')
+  const shell = nodeShell({
+    root: realRoot,
+    ...(options.shellEnv ? { env: options.shellEnv } : {}),
+    ...(options.shellMaxProcesses !== undefined ? { maxProcesses: options.shellMaxProcesses } : {}),
+  })
   const withLock = keyedLock()
 
   const contained = (real: string) => real === realRoot || real.startsWith(realRoot + nodePath.sep)
@@ -332,7 +356,7 @@ export function localWorkspace(
     capabilities: {
       read: true,
       write: true,
-      exec: false,
+      exec: true,
       git: false,
       search: true,
       localRoot: realRoot,
@@ -341,6 +365,7 @@ export function localWorkspace(
       symlinks: true,
     },
     descriptor: { kind: 'local', root: realRoot },
+    shell,
 
     async stat(path) {
       return statReal(resolveFast(path), path)

@@ -9,6 +9,8 @@ export interface PendingConfirmation {
   args: unknown
   origin: Origin
   requestedAt: number
+  /** Why the tool itself asks (e.g. `bash` with `require_escalated`), when it does. */
+  reason?: string
 }
 
 /** How a confirmation ended. */

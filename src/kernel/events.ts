@@ -35,7 +35,13 @@ export type SessionEvent =
       durationMs: number
       outputBytes: number
     })
-  | (CallEventBase & { type: 'confirmation_required'; confirmationId: string; args: unknown })
+  | (CallEventBase & {
+      type: 'confirmation_required'
+      confirmationId: string
+      args: unknown
+      /** Why the tool itself asks (e.g. `bash` with `require_escalated`), when it does. */
+      reason?: string
+    })
   | (CallEventBase & { type: 'permission_denied'; rule?: string; reason: string })
   | (CallEventBase & { type: 'hook_denied'; hook: 'preToolUse'; reason: string })
   | (CallEventBase & { type: 'hook_error'; hook: 'preToolUse' | 'postToolUse'; message: string })

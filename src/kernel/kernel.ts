@@ -41,6 +41,11 @@ export const TOOL_TIMEOUT_DEFAULTS: Readonly<Record<string, number>> = {
 export const DEFAULT_TOOL_TIMEOUT_MS = 120_000
 /** How long a cancelled or timed-out tool gets to stop before its result is given up on. */
 export const CANCEL_GRACE_MS = 2_000
+/**
+ * Time the kernel's deadline leaves past a tool's own deadline (`ToolSpec.ownDeadlineMs`), for
+ * the tool to stop its work (e.g. kill a process group and drain its pipes) and report.
+ */
+export const OWN_DEADLINE_MARGIN_MS = 5_000
 
 /** Governance and projection settings of a kernel. */
 export interface KernelOptions {
@@ -265,6 +270,8 @@ export class Kernel {
       setState('admitted')
       setState('gate_pending')
 
+      const mustConfirm = tool.requiresConfirmation?.(request.args as Record<string, unknown>)
+      let ask: { rule?: string } | undefined = mustConfirm === undefined ? undefined : {}
       if (MODEL_SIDE.has(origin)) {
         const verdict = this.permissions.decide(name, request.args)
         if (verdict.decision === 'deny') {
@@ -280,38 +287,46 @@ export class Kernel {
           })
           return await reject(`${name} ${reason}`, { type: 'permission_denied', message: reason })
         }
-        if (verdict.decision === 'ask') {
-          const outcome = await this.confirmations.request(
-            { callId: id, toolName: name, args: this.sanitizer.value(request.args), origin },
-            this.options.confirmationTimeoutMs ?? Number.POSITIVE_INFINITY,
-            controller.signal,
-            (pending) =>
-              this.events.emit({
-                type: 'confirmation_required',
-                ...base,
-                confirmationId: pending.id,
-                args: request.args,
-                timestamp: Date.now(),
-              }),
-          )
-          if (outcome === 'cancelled') return await cancelled('while waiting for confirmation')
-          if (outcome !== 'approved') {
-            const reason =
-              outcome === 'refused'
-                ? 'refused by the user'
-                : 'confirmation timed out; treated as refused'
+        if (verdict.decision === 'ask') ask = { rule: verdict.rule }
+      }
+      if (ask !== undefined) {
+        const outcome = await this.confirmations.request(
+          {
+            callId: id,
+            toolName: name,
+            args: this.sanitizer.value(request.args),
+            origin,
+            ...(mustConfirm !== undefined ? { reason: mustConfirm } : {}),
+          },
+          this.options.confirmationTimeoutMs ?? Number.POSITIVE_INFINITY,
+          controller.signal,
+          (pending) =>
             this.events.emit({
-              type: 'permission_denied',
+              type: 'confirmation_required',
               ...base,
-              ...(verdict.rule ? { rule: verdict.rule } : {}),
-              reason,
+              confirmationId: pending.id,
+              args: request.args,
+              ...(mustConfirm !== undefined ? { reason: mustConfirm } : {}),
               timestamp: Date.now(),
-            })
-            return await reject(`${name} was ${reason}`, {
-              type: 'permission_denied',
-              message: reason,
-            })
-          }
+            }),
+        )
+        if (outcome === 'cancelled') return await cancelled('while waiting for confirmation')
+        if (outcome !== 'approved') {
+          const reason =
+            outcome === 'refused'
+              ? 'refused by the user'
+              : 'confirmation timed out; treated as refused'
+          this.events.emit({
+            type: 'permission_denied',
+            ...base,
+            ...(ask.rule ? { rule: ask.rule } : {}),
+            reason,
+            timestamp: Date.now(),
+          })
+          return await reject(`${name} was ${reason}`, {
+            type: 'permission_denied',
+            message: reason,
+          })
         }
       }
 
@@ -422,6 +437,7 @@ export class Kernel {
             parent: frame,
           }),
         scheduling: (toolName) => this.tools.get(toolName)?.scheduling,
+        outputLimitBytes: this.options.policy.max_output_bytes,
         emitOutput: (delta) =>
           this.events.hasSubscribers &&
           this.events.emit({ type: 'tool_output_delta', ...base, delta, timestamp: Date.now() }),
@@ -434,7 +450,11 @@ export class Kernel {
         )
       settledLater = running.finally(release)
 
-      const timeoutMs = this.timeoutFor(name)
+      const own = tool.ownDeadlineMs?.(request.args as Record<string, unknown>)
+      const timeoutMs =
+        own === undefined
+          ? this.timeoutFor(name)
+          : Math.max(this.timeoutFor(name), own + OWN_DEADLINE_MARGIN_MS)
       let timer: ReturnType<typeof setTimeout> | undefined
       const interrupted = new Promise<'timeout' | 'abort'>((resolve) => {
         timer = setTimeout(() => resolve('timeout'), timeoutMs)
@@ -463,6 +483,14 @@ export class Kernel {
           result.metadata = { ...result.metadata, interrupted: interruption }
         }
         return await finish(result, 'completed', true)
+      }
+      if (
+        interruption === 'abort' &&
+        outcome.kind === 'result' &&
+        outcome.result.errorKind?.type === 'cancelled'
+      ) {
+        // The tool stopped in time and reported its own cancellation (with what it had done).
+        return await finish(outcome.result, 'cancelled', true)
       }
       if (interruption === 'timeout') {
         const message = `${name} timed out after ${timeoutMs} ms${stillRunning ? '; it had not stopped yet, so a side effect may still complete' : ''}`

@@ -7,6 +7,13 @@ import type { ToolResult } from '../tool-result.ts'
 import type { JsonSchema } from '../tools/tool.ts'
 import type { WorkspaceServices } from '../workspace/workspace-services.ts'
 import { SNAPSHOT_SCHEMA, type SessionSnapshot } from './snapshot.ts'
+import {
+  checkVerifyInput,
+  throwIfBashFailed,
+  verifyResult,
+  type VerifyCommand,
+  type VerifyReport,
+} from './verify.ts'
 
 /** A tool as offered to a model. */
 export interface ToolDefinition {
@@ -30,6 +37,15 @@ export interface GrepOptions {
   limit?: number
   cursor?: string
   sort?: 'path' | 'backend'
+}
+
+/** Options of {@link Session.bash}: the `bash` tool's optional arguments, and a signal. */
+export interface BashOptions {
+  /** Deadline in ms (default 120000, at least 1000). */
+  timeout?: number
+  sandbox_permissions?: 'use_default' | 'require_escalated'
+  justification?: string
+  signal?: AbortSignal
 }
 
 /** Options of {@link Session.editFile}. */
@@ -209,6 +225,42 @@ export class Session {
   async grep(pattern: string, options: GrepOptions = {}): Promise<string> {
     return throwIfFailed(await this.tool('search', { mode: 'grep', query: pattern, ...options }))
       .output
+  }
+
+  /**
+   * Run `command` with the `bash` tool (host-direct) and return its output. Throws
+   * `IsoagentError` when the call fails (non-zero exit: code `io`; deadline: `timeout`; cancel:
+   * `cancelled`; bad arguments: `invalid_argument`), with `errorKind`, `exitCode` and the whole
+   * `output` in `data`.
+   */
+  async bash(command: string, options: BashOptions = {}): Promise<string> {
+    const { signal, ...args } = options
+    const result = await this.tool('bash', { command, ...args }, signal ? { signal } : {})
+    return throwIfBashFailed(result).output
+  }
+
+  /**
+   * Run each check through the governed `bash` path (permission rules, confirmation, hooks and
+   * budget apply, as for a model's call), one after another, and report. `passed` is false when
+   * any required check did not exit 0. Throws `IsoagentError` `invalid_argument` for malformed
+   * input (before running anything).
+   */
+  async verifyCommands(subject: string, commands: VerifyCommand[]): Promise<VerifyReport> {
+    const checks = checkVerifyInput(subject, commands)
+    const results = []
+    for (const check of checks) {
+      const started = Date.now()
+      const result = await this.governedTool('bash', {
+        command: check.command,
+        ...(check.timeoutMs !== undefined ? { timeout: check.timeoutMs } : {}),
+      })
+      results.push(verifyResult(check, result, Date.now() - started))
+    }
+    return {
+      subject,
+      passed: results.every((r) => !r.required || (r.exitCode === 0 && !r.timedOut)),
+      results,
+    }
   }
 
   /** Refuse new calls, abort running ones and pending confirmations, end event streams. */

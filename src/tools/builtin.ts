@@ -1,3 +1,4 @@
+import { bashTool } from './bash/bash.ts'
 import { batchTool } from './batch.ts'
 import { editTool } from './edit.ts'
 import { lsTool } from './ls.ts'
@@ -15,5 +16,6 @@ export const builtinTools = [
   patchTool,
   lsTool,
   searchTool,
+  bashTool,
   batchTool,
 ] as unknown as readonly ToolSpec<Record<string, unknown>>[]

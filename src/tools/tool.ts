@@ -34,6 +34,11 @@ export interface ToolContext {
   scheduling(name: string): ToolScheduling | undefined
   /** Stream part of the output while running (`tool_output_delta` events). */
   emitOutput(delta: string): void
+  /**
+   * Largest output (UTF-8 bytes) the session's projection passes unchanged. Tools that cut
+   * their own output to a head and a tail fit in it, so the projection never cuts their tail.
+   */
+  outputLimitBytes: number
 }
 
 /** One tool: its model-facing contract and its implementation. */
@@ -52,6 +57,18 @@ export interface ToolSpec<Args = never> {
    * use their precompiled schema validators.
    */
   validate?(args: unknown): string | undefined
+  /**
+   * A reason when these schema-valid arguments always need a human's approval, whatever the
+   * origin and the permission rules: the call raises `confirmation_required` and waits for
+   * `confirmToolUse`. (Deny rules still refuse model-side calls first.)
+   */
+  requiresConfirmation?(args: Args): string | undefined
+  /**
+   * The deadline (ms) the tool enforces itself for these schema-valid arguments, returning a
+   * proper result when it passes. The kernel's deadline for the call is then at least this plus
+   * `OWN_DEADLINE_MARGIN_MS`, so the tool's own deadline fires first.
+   */
+  ownDeadlineMs?(args: Args): number | undefined
   /** Run with schema-valid `args`; may throw `IsoagentError`, which the kernel types. */
   run(args: Args, context: ToolContext): Promise<ToolResult>
 }

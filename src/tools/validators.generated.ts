@@ -933,10 +933,140 @@ validate15.errors = vErrors;
 return errors === 0;
 }
 
-export const batch = validate16;
-const schema17 = {"type":"object","additionalProperties":false,"required":["invocations"],"properties":{"invocations":{"type":"array","minItems":1,"maxItems":32,"items":{"type":"object","additionalProperties":false,"required":["tool","args"],"properties":{"id":{"type":"string","minLength":1,"maxLength":128,"description":"Your label for this call (default its index)."},"tool":{"type":"string","minLength":1,"description":"Tool name."},"args":{"type":"object","description":"Arguments of the tool."}}}},"max_concurrency":{"type":"integer","minimum":1,"maximum":16,"description":"Parallel calls when all are read-only (default 8)."}},"$id":"isoagent:batch"};
+export const bash = validate16;
+const schema17 = {"type":"object","additionalProperties":false,"required":["command"],"properties":{"command":{"type":"string","minLength":1,"maxLength":30000,"description":"The bash script to run (bash -c), in the workspace root."},"timeout":{"type":"integer","minimum":1000,"maximum":86400000,"description":"Deadline in ms (default 120000, at least 1000); covers output drain and exit."},"sandbox_permissions":{"type":"string","enum":["use_default","require_escalated"],"description":"use_default (default), or require_escalated: the call then always waits for a human to approve it."},"justification":{"type":"string","maxLength":4096,"description":"Why the command is needed (shown to the human asked to approve it)."}},"$id":"isoagent:bash"};
 
 function validate16(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="isoagent:bash" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.command === undefined) && (missing0 = "command")){
+validate16.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((((key0 === "command") || (key0 === "timeout")) || (key0 === "sandbox_permissions")) || (key0 === "justification"))){
+validate16.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.command !== undefined){
+let data0 = data.command;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(data0.length > 30000){
+validate16.errors = [{instancePath:instancePath+"/command",schemaPath:"#/properties/command/maxLength",keyword:"maxLength",params:{limit: 30000},message:"must NOT have more than 30000 characters"}];
+return false;
+}
+else {
+if(data0.length < 1){
+validate16.errors = [{instancePath:instancePath+"/command",schemaPath:"#/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+}
+else {
+validate16.errors = [{instancePath:instancePath+"/command",schemaPath:"#/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.timeout !== undefined){
+let data1 = data.timeout;
+const _errs4 = errors;
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
+validate16.errors = [{instancePath:instancePath+"/timeout",schemaPath:"#/properties/timeout/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs4){
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 > 86400000 || isNaN(data1)){
+validate16.errors = [{instancePath:instancePath+"/timeout",schemaPath:"#/properties/timeout/maximum",keyword:"maximum",params:{comparison: "<=", limit: 86400000},message:"must be <= 86400000"}];
+return false;
+}
+else {
+if(data1 < 1000 || isNaN(data1)){
+validate16.errors = [{instancePath:instancePath+"/timeout",schemaPath:"#/properties/timeout/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1000},message:"must be >= 1000"}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.sandbox_permissions !== undefined){
+let data2 = data.sandbox_permissions;
+const _errs6 = errors;
+if(typeof data2 !== "string"){
+validate16.errors = [{instancePath:instancePath+"/sandbox_permissions",schemaPath:"#/properties/sandbox_permissions/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!((data2 === "use_default") || (data2 === "require_escalated"))){
+validate16.errors = [{instancePath:instancePath+"/sandbox_permissions",schemaPath:"#/properties/sandbox_permissions/enum",keyword:"enum",params:{allowedValues: schema17.properties.sandbox_permissions.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.justification !== undefined){
+let data3 = data.justification;
+const _errs8 = errors;
+if(errors === _errs8){
+if(typeof data3 === "string"){
+if(data3.length > 4096){
+validate16.errors = [{instancePath:instancePath+"/justification",schemaPath:"#/properties/justification/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"}];
+return false;
+}
+}
+else {
+validate16.errors = [{instancePath:instancePath+"/justification",schemaPath:"#/properties/justification/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate16.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate16.errors = vErrors;
+return errors === 0;
+}
+
+export const batch = validate17;
+const schema18 = {"type":"object","additionalProperties":false,"required":["invocations"],"properties":{"invocations":{"type":"array","minItems":1,"maxItems":32,"items":{"type":"object","additionalProperties":false,"required":["tool","args"],"properties":{"id":{"type":"string","minLength":1,"maxLength":128,"description":"Your label for this call (default its index)."},"tool":{"type":"string","minLength":1,"description":"Tool name."},"args":{"type":"object","description":"Arguments of the tool."}}}},"max_concurrency":{"type":"integer","minimum":1,"maximum":16,"description":"Parallel calls when all are read-only (default 8)."}},"$id":"isoagent:batch"};
+
+function validate17(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="isoagent:batch" */;
 let vErrors = null;
 let errors = 0;
@@ -944,14 +1074,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.invocations === undefined) && (missing0 = "invocations")){
-validate16.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate17.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "invocations") || (key0 === "max_concurrency"))){
-validate16.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate17.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -963,12 +1093,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(Array.isArray(data0)){
 if(data0.length > 32){
-validate16.errors = [{instancePath:instancePath+"/invocations",schemaPath:"#/properties/invocations/maxItems",keyword:"maxItems",params:{limit: 32},message:"must NOT have more than 32 items"}];
+validate17.errors = [{instancePath:instancePath+"/invocations",schemaPath:"#/properties/invocations/maxItems",keyword:"maxItems",params:{limit: 32},message:"must NOT have more than 32 items"}];
 return false;
 }
 else {
 if(data0.length < 1){
-validate16.errors = [{instancePath:instancePath+"/invocations",schemaPath:"#/properties/invocations/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+validate17.errors = [{instancePath:instancePath+"/invocations",schemaPath:"#/properties/invocations/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
 }
 else {
@@ -981,14 +1111,14 @@ if(errors === _errs4){
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 let missing1;
 if(((data1.tool === undefined) && (missing1 = "tool")) || ((data1.args === undefined) && (missing1 = "args"))){
-validate16.errors = [{instancePath:instancePath+"/invocations/" + i0,schemaPath:"#/properties/invocations/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate17.errors = [{instancePath:instancePath+"/invocations/" + i0,schemaPath:"#/properties/invocations/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs6 = errors;
 for(const key1 in data1){
 if(!(((key1 === "id") || (key1 === "tool")) || (key1 === "args"))){
-validate16.errors = [{instancePath:instancePath+"/invocations/" + i0,schemaPath:"#/properties/invocations/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate17.errors = [{instancePath:instancePath+"/invocations/" + i0,schemaPath:"#/properties/invocations/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -1000,18 +1130,18 @@ const _errs7 = errors;
 if(errors === _errs7){
 if(typeof data2 === "string"){
 if(data2.length > 128){
-validate16.errors = [{instancePath:instancePath+"/invocations/" + i0+"/id",schemaPath:"#/properties/invocations/items/properties/id/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+validate17.errors = [{instancePath:instancePath+"/invocations/" + i0+"/id",schemaPath:"#/properties/invocations/items/properties/id/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
 if(data2.length < 1){
-validate16.errors = [{instancePath:instancePath+"/invocations/" + i0+"/id",schemaPath:"#/properties/invocations/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate17.errors = [{instancePath:instancePath+"/invocations/" + i0+"/id",schemaPath:"#/properties/invocations/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 }
 else {
-validate16.errors = [{instancePath:instancePath+"/invocations/" + i0+"/id",schemaPath:"#/properties/invocations/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate17.errors = [{instancePath:instancePath+"/invocations/" + i0+"/id",schemaPath:"#/properties/invocations/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1027,12 +1157,12 @@ const _errs9 = errors;
 if(errors === _errs9){
 if(typeof data3 === "string"){
 if(data3.length < 1){
-validate16.errors = [{instancePath:instancePath+"/invocations/" + i0+"/tool",schemaPath:"#/properties/invocations/items/properties/tool/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate17.errors = [{instancePath:instancePath+"/invocations/" + i0+"/tool",schemaPath:"#/properties/invocations/items/properties/tool/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate16.errors = [{instancePath:instancePath+"/invocations/" + i0+"/tool",schemaPath:"#/properties/invocations/items/properties/tool/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate17.errors = [{instancePath:instancePath+"/invocations/" + i0+"/tool",schemaPath:"#/properties/invocations/items/properties/tool/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1046,7 +1176,7 @@ if(data1.args !== undefined){
 let data4 = data1.args;
 const _errs11 = errors;
 if(!(data4 && typeof data4 == "object" && !Array.isArray(data4))){
-validate16.errors = [{instancePath:instancePath+"/invocations/" + i0+"/args",schemaPath:"#/properties/invocations/items/properties/args/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate17.errors = [{instancePath:instancePath+"/invocations/" + i0+"/args",schemaPath:"#/properties/invocations/items/properties/args/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 var valid2 = _errs11 === errors;
@@ -1060,7 +1190,7 @@ var valid2 = true;
 }
 }
 else {
-validate16.errors = [{instancePath:instancePath+"/invocations/" + i0,schemaPath:"#/properties/invocations/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate17.errors = [{instancePath:instancePath+"/invocations/" + i0,schemaPath:"#/properties/invocations/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -1073,7 +1203,7 @@ break;
 }
 }
 else {
-validate16.errors = [{instancePath:instancePath+"/invocations",schemaPath:"#/properties/invocations/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate17.errors = [{instancePath:instancePath+"/invocations",schemaPath:"#/properties/invocations/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -1087,18 +1217,18 @@ if(data.max_concurrency !== undefined){
 let data5 = data.max_concurrency;
 const _errs13 = errors;
 if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-validate16.errors = [{instancePath:instancePath+"/max_concurrency",schemaPath:"#/properties/max_concurrency/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate17.errors = [{instancePath:instancePath+"/max_concurrency",schemaPath:"#/properties/max_concurrency/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs13){
 if((typeof data5 == "number") && (isFinite(data5))){
 if(data5 > 16 || isNaN(data5)){
-validate16.errors = [{instancePath:instancePath+"/max_concurrency",schemaPath:"#/properties/max_concurrency/maximum",keyword:"maximum",params:{comparison: "<=", limit: 16},message:"must be <= 16"}];
+validate17.errors = [{instancePath:instancePath+"/max_concurrency",schemaPath:"#/properties/max_concurrency/maximum",keyword:"maximum",params:{comparison: "<=", limit: 16},message:"must be <= 16"}];
 return false;
 }
 else {
 if(data5 < 1 || isNaN(data5)){
-validate16.errors = [{instancePath:instancePath+"/max_concurrency",schemaPath:"#/properties/max_concurrency/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate17.errors = [{instancePath:instancePath+"/max_concurrency",schemaPath:"#/properties/max_concurrency/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -1114,11 +1244,11 @@ var valid0 = true;
 }
 }
 else {
-validate16.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate17.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate16.errors = vErrors;
+validate17.errors = vErrors;
 return errors === 0;
 }
 

@@ -1,4 +1,5 @@
 import type { WorkspaceCapabilities } from './capabilities.ts'
+import type { Shell } from './shell.ts'
 import type { WorkspacePath } from './workspace-path.ts'
 
 /** Kind of a directory entry. */
@@ -108,6 +109,8 @@ export interface WorkspaceServices {
   remove(path: WorkspacePath, options?: { recursive?: boolean }): Promise<void>
   /** Move a file or directory. */
   rename(from: WorkspacePath, to: WorkspacePath): Promise<void>
+  /** Runs commands (`bash`); present exactly when `capabilities.exec` is true. */
+  readonly shell?: Shell
   /** Release backend resources. */
   close?(): Promise<void>
 }

@@ -55,6 +55,8 @@ export function toolConformance(
         const names = f.session.toolNames()
         expect(names).toEqual(expect.arrayContaining(['read', 'write', 'edit', 'patch', 'ls']))
         if (!f.workspace.capabilities.exec) expect(names).not.toContain('bash')
+        else expect(names).toContain('bash')
+        expect(f.workspace.shell !== undefined).toBe(f.workspace.capabilities.exec)
         if (f.workspace.capabilities.localRoot === undefined)
           expect(names).not.toContain('download')
       })
@@ -72,7 +74,9 @@ export function toolConformance(
 
       it('refuses unknown tools with a typed result', async () => {
         const f = await open({})
-        expectFailure(await f.session.tool('bash', { command: 'true' }), 'unsupported')
+        expectFailure(await f.session.tool('frobnicate', {}), 'unsupported')
+        if (!f.workspace.capabilities.exec)
+          expectFailure(await f.session.tool('bash', { command: 'true' }), 'unsupported')
       })
     })
 

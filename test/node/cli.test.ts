@@ -1,5 +1,5 @@
-import { spawnSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { spawn, spawnSync } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -30,6 +30,7 @@ describe('isoagent CLI (built bin)', () => {
       'patch',
       'ls',
       'search',
+      'bash',
       'batch',
       '',
     ])
@@ -68,7 +69,7 @@ describe('isoagent CLI (built bin)', () => {
     expect(escape.code).toBe(1)
     expect(escape.stdout).toContain('escapes the workspace root')
     expect(escape.stderr).toBe('error: permission_denied\n')
-    expect(cli('call', 'bash', '{"command":"id"}', '-w', dir).code).toBe(1)
+    expect(cli('call', 'bash', '{"command":"exit 7"}', '-w', dir).code).toBe(1)
   })
 
   it('exits 2 on usage errors', () => {
@@ -77,5 +78,83 @@ describe('isoagent CLI (built bin)', () => {
     expect(cli('tools', '-w', join(dir, 'missing')).code).toBe(2)
     expect(cli().code).toBe(2)
     expect(cli('--help').code).toBe(0)
+  })
+})
+
+describe('isoagent verify (built bin)', () => {
+  const spec = (commands: unknown[]) => {
+    const file = join(dir, `verify-${Math.random().toString(36).slice(2)}.json`)
+    writeFileSync(file, JSON.stringify({ subject: 'release', commands }))
+    return file
+  }
+
+  it('exits 0 when every required check passes, 1 when one fails', () => {
+    const ok = cli(
+      'verify',
+      spec([
+        { id: 'files', kind: 'test', command: 'test -f a.txt' },
+        { id: 'opt', kind: 'lint', command: 'exit 4', required: false },
+      ]),
+      '-w',
+      dir,
+    )
+    expect(ok.code).toBe(0)
+    expect(ok.stdout).toContain('release: PASSED')
+    expect(ok.stdout).toContain('pass files (test) exit 0')
+    expect(ok.stdout).toContain('FAIL opt (lint, optional) exit 4')
+    const failed = cli(
+      'verify',
+      spec([{ id: 'unit', kind: 'test', command: 'echo "1 failing"; exit 1' }]),
+      '-w',
+      dir,
+      '--json',
+    )
+    expect(failed.code).toBe(1)
+    expect(JSON.parse(failed.stdout)).toMatchObject({
+      subject: 'release',
+      passed: false,
+      results: [{ id: 'unit', kind: 'test', required: true, exitCode: 1, timedOut: false }],
+    })
+  })
+
+  it('exits 2 on usage errors', () => {
+    expect(cli('verify', '-w', dir).code).toBe(2)
+    expect(cli('verify', join(dir, 'missing.json'), '-w', dir).code).toBe(2)
+    const notJson = join(dir, 'not.json')
+    writeFileSync(notJson, '{nope')
+    expect(cli('verify', notJson, '-w', dir).code).toBe(2)
+    const badShape = cli('verify', spec([{ id: 'x', kind: 'k' }]), '-w', dir)
+    expect(badShape.code).toBe(2)
+    expect(badShape.stderr).toContain('commands[0].command must be a non-empty string')
+  })
+})
+
+describe('isoagent CLI signals', () => {
+  it('kills the running command and its background jobs on SIGTERM', async () => {
+    const child = spawn(
+      process.execPath,
+      [bin, 'call', 'bash', '{"command":"sleep 60 & echo $! > cli-pid.txt; wait"}', '-w', dir],
+      { stdio: 'ignore' },
+    )
+    const exited = new Promise<number | null>((resolve) =>
+      child.on('exit', (code) => resolve(code)),
+    )
+    const pidFile = join(dir, 'cli-pid.txt')
+    const until = Date.now() + 15_000
+    while (!existsSync(pidFile) || readFileSync(pidFile, 'utf8').trim() === '') {
+      if (Date.now() > until) throw new Error('the command never started')
+      await new Promise((r) => setTimeout(r, 20))
+    }
+    const pid = Number(readFileSync(pidFile, 'utf8'))
+    child.kill('SIGTERM')
+    expect(await exited).toBe(143)
+    let gone: boolean
+    try {
+      process.kill(pid, 0)
+      gone = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.startsWith('Z')
+    } catch {
+      gone = true
+    }
+    expect(gone).toBe(true)
   })
 })
