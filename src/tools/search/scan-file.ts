@@ -126,6 +126,13 @@ export async function scanFile(
     }
     return countWithPrefilter(ws, path, head, request, pre, result, signal)
   }
+  if (
+    pre !== undefined &&
+    head.length === FIRST_READ_BYTES &&
+    head.subarray(0, BINARY_SNIFF_BYTES).indexOf(0) === -1 &&
+    !(await containsLiteral(ws, path, head, pre, signal))
+  )
+    return result
   let reader: ReadableStreamDefaultReader<Uint8Array> | undefined
   let headPending = true
   const nextChunk = async (): Promise<{ done: boolean; value?: Uint8Array }> => {
@@ -388,6 +395,41 @@ async function countWithPrefilter(
       }
       if (!count(buffer.subarray(0, cut))) return result
       carry = buffer.subarray(cut)
+    }
+  } finally {
+    await reader.cancel().catch(() => {})
+  }
+}
+
+/**
+ * Whether a file larger than its first read holds the prefilter's literal (or a case-folding
+ * sign) anywhere: one pass over the raw bytes, so a large file without it is never decoded.
+ */
+async function containsLiteral(
+  ws: WorkspaceServices,
+  path: WorkspacePath,
+  head: Uint8Array,
+  pre: BytePrefilter,
+  signal: AbortSignal | undefined,
+): Promise<boolean> {
+  const found = (bytes: Uint8Array) =>
+    pre.find(bytes, 0) !== -1 || (pre.needle.foldsNonAscii && hasFoldingSigns(bytes))
+  if (found(head)) return true
+  // Keep the last bytes of each chunk, so a literal across a chunk boundary is seen.
+  const keep = pre.needle.bytes.length + 2
+  let tail = head.subarray(Math.max(0, head.length - keep))
+  const reader = (await ws.readStream(path, { offset: head.length })).getReader()
+  try {
+    for (;;) {
+      if (signal?.aborted) throw new IsoagentError('cancelled', 'search cancelled')
+      const { done, value } = await reader.read()
+      if (done) return false
+      if (value === undefined || value.length === 0) continue
+      const joined = new Uint8Array(tail.length + value.length)
+      joined.set(tail)
+      joined.set(value, tail.length)
+      if (found(joined)) return true
+      tail = joined.subarray(Math.max(0, joined.length - keep))
     }
   } finally {
     await reader.cancel().catch(() => {})
