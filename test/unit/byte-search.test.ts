@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest'
-import { compileLineMatcher, requiredLiteral } from '../../src/tools/search/line-matcher.ts'
+import {
+  compileLineMatcher,
+  requiredLiteral,
+  requiredLiterals,
+} from '../../src/tools/search/line-matcher.ts'
 import { countLinesWith, hasFoldingSigns } from '../../src/text/byte-search.ts'
 
 const encoder = new TextEncoder()
@@ -71,6 +75,9 @@ describe('byte prefilter', () => {
     ['Requ?est', true],
     ['cla(ss|ſſ)', false],
     ['x*key', false],
+    ['fn\\s+\\w+Handler', false],
+    ['class\\s+\\w+Key', true],
+    ['req.*Id', true],
   ]
   for (const [pattern, caseSensitive] of cases) {
     it(`agrees with decoding for /${pattern}/${caseSensitive ? '' : 'i'}`, () => {
@@ -80,12 +87,21 @@ describe('byte prefilter', () => {
       for (const bytes of texts(pattern.length * 7919 + (caseSensitive ? 1 : 2), 400)) {
         const expected = decodedCount(bytes, pattern, caseSensitive)
         if (pre === undefined) continue
-        if (pre.needle.foldsNonAscii && hasFoldingSigns(bytes)) continue
+        if (pre.foldsNonAscii && hasFoldingSigns(bytes)) continue
         checked++
         // Never a false negative: a file with a matching line contains the needle.
         if (expected > 0) expect(pre.find(bytes, 0)).not.toBe(-1)
         if (pre.exact)
           expect(countLinesWith(pre.find, bytes, Number.POSITIVE_INFINITY)).toBe(expected)
+        // Every matching line holds each required literal.
+        const re = new RegExp(pattern, caseSensitive ? 'u' : 'iu')
+        for (const line of new TextDecoder().decode(bytes).split('\n')) {
+          const lineBytes = encoder.encode(line)
+          if (re.test(line) || re.test(line.replace(/\r$/, ''))) {
+            if (!line.includes('\uFFFD') && !line.includes('\uFEFF'))
+              for (const f of [pre.find, ...pre.others]) expect(f(lineBytes, 0)).not.toBe(-1)
+          }
+        }
       }
       if (pre !== undefined) expect(checked).toBeGreaterThan(50)
     })
@@ -104,6 +120,15 @@ describe('byte prefilter', () => {
     expect(hasFoldingSigns(encoder.encode('\u212A'))).toBe(true)
     expect(hasFoldingSigns(encoder.encode('\u017F'))).toBe(true)
     expect(hasFoldingSigns(encoder.encode('\u2129 \u0180 k s'))).toBe(false)
+  })
+})
+
+describe('requiredLiterals', () => {
+  it('lists every literal run a match must hold', () => {
+    expect(requiredLiterals('fn\\s+\\w+Handler')).toEqual(['fn', 'Handler'])
+    expect(requiredLiterals('req.*Id')).toEqual(['req', 'Id'])
+    expect(requiredLiterals('a|b')).toEqual([])
+    expect(compileLineMatcher('fn\\s+\\w+Handler', true).prefilter?.others).toHaveLength(1)
   })
 })
 

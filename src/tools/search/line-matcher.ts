@@ -23,6 +23,10 @@ export interface BytePrefilter {
   find: ByteFinder
   /** The pattern is exactly this literal: counting lines with it in the bytes is the answer. */
   exact: boolean
+  /** Finders of the pattern's other required literals: a line without one of them cannot match. */
+  others: ByteFinder[]
+  /** Some needle is case-insensitive with `k` or `s` (see {@link ByteNeedle.foldsNonAscii}). */
+  foldsNonAscii: boolean
   /**
    * Whether a line matches can be told from that line alone (no lookaround, which in a block of
    * lines may see across a line end), so only lines holding the literal need decoding.
@@ -31,14 +35,25 @@ export interface BytePrefilter {
 }
 
 function prefilterFor(
-  literal: string | undefined,
+  literals: string[],
   caseInsensitive: boolean,
   exact: boolean,
   pattern: string,
 ): BytePrefilter | undefined {
-  const needle = literal === undefined ? undefined : byteNeedle(literal, caseInsensitive)
+  const needles = [...literals]
+    .sort((a, b) => b.length - a.length)
+    .map((l) => byteNeedle(l, caseInsensitive))
+    .filter((n) => n !== undefined)
+  const needle = needles[0]
   if (needle === undefined) return undefined
-  return { needle, find: byteFinder(needle), exact, lineLocal: !/\(\?<?[=!]/.test(pattern) }
+  return {
+    needle,
+    find: byteFinder(needle),
+    others: needles.slice(1).map(byteFinder),
+    foldsNonAscii: needles.some((n) => n.foldsNonAscii),
+    exact,
+    lineLocal: !/\(\?<?[=!]/.test(pattern),
+  }
 }
 
 const META = /[\\^$.*+?()[\]{}|]/
@@ -124,7 +139,7 @@ export function compileLineMatcher(pattern: string, caseSensitive: boolean): Lin
   if (!META.test(pattern) && caseSensitive) return literalMatcher(pattern)
   const plain = !META.test(pattern)
   const prefilter = prefilterFor(
-    plain ? pattern : requiredLiteral(pattern),
+    plain ? [pattern] : requiredLiterals(pattern),
     !caseSensitive,
     plain,
     pattern,
@@ -166,7 +181,7 @@ export function compileLineMatcher(pattern: string, caseSensitive: boolean): Lin
 function literalMatcher(literal: string): LineMatcher {
   return {
     engine: 'regexp',
-    prefilter: prefilterFor(literal, false, true, literal),
+    prefilter: prefilterFor([literal], false, true, literal),
     test: (line) => line.includes(literal),
     matchingLineStarts(text, onLine) {
       if (literal === '') {
@@ -221,12 +236,20 @@ function re2Matcher(pattern: string, caseSensitive: boolean): LineMatcher {
   }
 }
 
-/**
- * The longest literal every match of `pattern` must contain, or undefined when none can be told
- * safely. Conservative: a top-level alternation, and anything inside groups and classes, give
- * nothing; a quantifier that allows zero repeats drops the atom before it.
- */
+/** The longest of {@link requiredLiterals}, or undefined when there is none. */
 export function requiredLiteral(pattern: string): string | undefined {
+  let best: string | undefined
+  for (const r of requiredLiterals(pattern))
+    if (best === undefined || r.length > best.length) best = r
+  return best
+}
+
+/**
+ * Literals every match of `pattern` must contain (in any order), or none when that cannot be
+ * told safely. Conservative: a top-level alternation, and anything inside groups and classes,
+ * give nothing; a quantifier that allows zero repeats drops the atom before it.
+ */
+export function requiredLiterals(pattern: string): string[] {
   const runs: string[] = []
   let run = ''
   let lastAtomStart = -1 // index in `run` of the last literal atom, or -1 when the last atom was not one
@@ -249,7 +272,7 @@ export function requiredLiteral(pattern: string): string | undefined {
       }
       continue
     }
-    if (c === '|') return undefined
+    if (c === '|') return []
     if (c === '(') {
       end()
       depth = 1
@@ -309,9 +332,7 @@ export function requiredLiteral(pattern: string): string | undefined {
     i += ch.length
   }
   end()
-  let best: string | undefined
-  for (const r of runs) if (best === undefined || r.length > best.length) best = r
-  return best
+  return runs
 }
 
 function skipClass(pattern: string, i: number): number {

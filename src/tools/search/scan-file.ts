@@ -263,7 +263,7 @@ export async function scanFile(
           // The whole file in one piece: look for the required literal in the bytes first.
           if (
             pre !== undefined &&
-            !(pre.needle.foldsNonAscii && hasFoldingSigns(value)) &&
+            !(pre.foldsNonAscii && hasFoldingSigns(value)) &&
             pre.find(value, 0) === -1
           )
             return result
@@ -339,7 +339,7 @@ async function countWithPrefilter(
   const max = request.firstOnly ? 1 : Number.POSITIVE_INFINITY
   let first = true
   const count = (block: Uint8Array) => {
-    const signs = pre.needle.foldsNonAscii && hasFoldingSigns(block)
+    const signs = pre.foldsNonAscii && hasFoldingSigns(block)
     if (!signs && pre.exact) {
       result.matches += countLinesWith(pre.find, block, max - result.matches)
     } else if (!signs && pre.lineLocal) {
@@ -348,8 +348,11 @@ async function countWithPrefilter(
         const start = at === 0 ? 0 : block.lastIndexOf(0x0a, at) + 1
         let end = block.indexOf(0x0a, at)
         if (end === -1) end = block.length
-        const line = (first && start === 0 ? WHOLE : LATER).decode(block.subarray(start, end))
-        if (lineMatches(request.matcher, line)) result.matches++
+        const bytes = block.subarray(start, end)
+        if (pre.others.every((f) => f(bytes, 0) !== -1)) {
+          const line = (first && start === 0 ? WHOLE : LATER).decode(bytes)
+          if (lineMatches(request.matcher, line)) result.matches++
+        }
         at = end >= block.length ? -1 : pre.find(block, end + 1)
       }
     } else if (signs || pre.find(block, 0) !== -1) {
@@ -413,7 +416,7 @@ async function containsLiteral(
   signal: AbortSignal | undefined,
 ): Promise<boolean> {
   const found = (bytes: Uint8Array) =>
-    pre.find(bytes, 0) !== -1 || (pre.needle.foldsNonAscii && hasFoldingSigns(bytes))
+    pre.find(bytes, 0) !== -1 || (pre.foldsNonAscii && hasFoldingSigns(bytes))
   if (found(head)) return true
   // Keep the last bytes of each chunk, so a literal across a chunk boundary is seen.
   const keep = pre.needle.bytes.length + 2
