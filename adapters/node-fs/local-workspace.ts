@@ -35,8 +35,8 @@ export interface LocalWorkspaceOptions {
   /** Chunk size of streamed reads (default 1 MiB). */
   readChunkBytes?: number
   /**
-   * Serve path resolution, `stat`, `list` and reads of at most {@link SYNC_READ_MAX_BYTES}
-   * with synchronous system calls (default true). On a local disk each such call takes a few
+   * Serve path resolution, `stat`, `list`, reads of at most {@link SYNC_READ_MAX_BYTES} and the
+   * chunks of streamed reads with synchronous system calls (default true). On a local disk each such call takes a few
    * microseconds, where a round trip through Node's thread pool costs tens; a search over tens
    * of thousands of files is several times faster. Set it to false for a root on a network
    * file system, where one call may block the event loop for long.
@@ -399,8 +399,14 @@ export function localWorkspace(
           try {
             const want = Math.min(chunkBytes, remaining)
             const buffer = new Uint8Array(want)
-            const { bytesRead } =
-              want === 0 ? { bytesRead: 0 } : await handle.read(buffer, 0, want, position)
+            // A chunk from the page cache takes well under a millisecond to copy: with
+            // syncMetadata it is read in place instead of through the thread pool.
+            const bytesRead =
+              want === 0
+                ? 0
+                : syncIo
+                  ? readSync(handle.fd, buffer, 0, want, position)
+                  : (await handle.read(buffer, 0, want, position)).bytesRead
             if (bytesRead === 0) {
               await close()
               controller.close()

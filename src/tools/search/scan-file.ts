@@ -371,33 +371,39 @@ async function countWithPrefilter(
   }
   const reader = (await ws.readStream(path, { offset: FIRST_READ_BYTES })).getReader()
   try {
-    let carry = head
+    // Whole lines are counted where they lie; only a line split between chunks is copied.
+    let carry: Uint8Array = new Uint8Array(0)
+    let next: Uint8Array | undefined = head
     for (;;) {
-      if (signal?.aborted) throw new IsoagentError('cancelled', 'search cancelled')
-      const { done, value } = await reader.read()
-      let buffer = carry
-      if (value !== undefined && value.length > 0) {
-        buffer = new Uint8Array(carry.length + value.length)
-        buffer.set(carry)
-        buffer.set(value, carry.length)
+      let value = next
+      next = undefined
+      if (value === undefined) {
+        if (signal?.aborted) throw new IsoagentError('cancelled', 'search cancelled')
+        const chunk = await reader.read()
+        if (chunk.done) {
+          if (carry.length > 0) count(carry)
+          return result
+        }
+        value = chunk.value
       }
-      if (done) {
-        if (buffer.length > 0) count(buffer)
-        return result
-      }
-      const cut = buffer.lastIndexOf(0x0a) + 1
-      if (cut === 0) {
+      if (value.length === 0) continue
+      const firstEnd = value.indexOf(0x0a)
+      if (firstEnd === -1) {
+        carry = joined(carry, value)
         // As the decoding scan does: a line past MAX_LINE_CHARS (UTF-16 units) skips the file.
-        if (buffer.length > MAX_LINE_CHARS && LATER.decode(buffer).length > MAX_LINE_CHARS) {
+        if (carry.length > MAX_LINE_CHARS && LATER.decode(carry).length > MAX_LINE_CHARS) {
           result.lineTooLong = true
           result.matches = 0
           return result
         }
-        carry = buffer
         continue
       }
-      if (!count(buffer.subarray(0, cut))) return result
-      carry = buffer.subarray(cut)
+      const lastEnd = value.lastIndexOf(0x0a)
+      if (carry.length > 0) {
+        if (!count(joined(carry, value.subarray(0, firstEnd + 1)))) return result
+        if (lastEnd > firstEnd && !count(value.subarray(firstEnd + 1, lastEnd + 1))) return result
+      } else if (!count(value.subarray(0, lastEnd + 1))) return result
+      carry = value.subarray(lastEnd + 1)
     }
   } finally {
     await reader.cancel().catch(() => {})
@@ -437,4 +443,12 @@ async function containsLiteral(
   } finally {
     await reader.cancel().catch(() => {})
   }
+}
+
+function joined(a: Uint8Array, b: Uint8Array): Uint8Array {
+  if (a.length === 0) return b
+  const out = new Uint8Array(a.length + b.length)
+  out.set(a)
+  out.set(b, a.length)
+  return out
 }
