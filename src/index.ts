@@ -36,4 +36,16 @@ export type { LossMode, Projection, ToolResultEvidenceV1 } from './projection/pr
 export { memoryArtifactStore, DEFAULT_ARTIFACT_STORE_BYTES } from './projection/artifact-store.ts'
 export type { ArtifactStore } from './projection/artifact-store.ts'
 export type { JsonSchema, ToolScheduling } from './tools/tool.ts'
+export {
+  DEFAULT_GIT_AUTHOR,
+  GIT_COMMANDS,
+  GIT_DEFAULT_BRANCH,
+  GIT_DIFF_BYTES,
+  GIT_LIMIT,
+} from './tools/git/git.ts'
+export type { GitAuthor } from './tools/git/git.ts'
+export { isomorphicGitBackend } from './tools/git/isomorphic-backend.ts'
+export type { IsomorphicBackendOptions } from './tools/git/isomorphic-backend.ts'
+export { workspaceGitFs } from './tools/git/fs-bridge.ts'
+export type { IsoGitFs, IsoGitStat } from './tools/git/fs-bridge.ts'
 export * from './workspace/index.ts'

@@ -1,5 +1,6 @@
 import { batchTool } from './batch.ts'
 import { editTool } from './edit.ts'
+import { gitTool } from './git/git.ts'
 import { lsTool } from './ls.ts'
 import { patchTool } from './patch.ts'
 import { readTool } from './read.ts'
@@ -15,5 +16,6 @@ export const builtinTools = [
   patchTool,
   lsTool,
   searchTool,
+  gitTool,
   batchTool,
 ] as unknown as readonly ToolSpec<Record<string, unknown>>[]

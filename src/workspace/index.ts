@@ -15,3 +15,18 @@ export type {
 export { WorkspacePath, MAX_PATH_LENGTH, MAX_SEGMENT_BYTES } from './workspace-path.ts'
 export type { ParsePathOptions } from './workspace-path.ts'
 export { checkPrecondition, keyedLock, pageOfNames } from './adapter-kit.ts'
+export type {
+  GitAddedPath,
+  GitBackend,
+  GitBlobSide,
+  GitBranch,
+  GitCheckoutTarget,
+  GitCommit,
+  GitDiffFile,
+  GitHead,
+  GitRemote,
+  GitSignature,
+  GitStatusEntry,
+  GitTreeChange,
+  GitWorktree,
+} from './git-backend.ts'

@@ -1,4 +1,5 @@
 import type { WorkspaceCapabilities } from './capabilities.ts'
+import type { GitBackend } from './git-backend.ts'
 import type { WorkspacePath } from './workspace-path.ts'
 
 /** Kind of a directory entry. */
@@ -108,6 +109,11 @@ export interface WorkspaceServices {
   remove(path: WorkspacePath, options?: { recursive?: boolean }): Promise<void>
   /** Move a file or directory. */
   rename(from: WorkspacePath, to: WorkspacePath): Promise<void>
+  /**
+   * The workspace's own git backend (the git CLI on local disk). When absent and
+   * `capabilities.git` is true, the `git` tool runs isomorphic-git over this port.
+   */
+  readonly gitFs?: GitBackend
   /** Release backend resources. */
   close?(): Promise<void>
 }
