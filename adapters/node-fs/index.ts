@@ -1,6 +1,8 @@
 // The `isoagent/node` entry: workspaces and services that need Node.js.
 export { localWorkspace } from './local-workspace.ts'
 export type { LocalWorkspaceOptions } from './local-workspace.ts'
+export { gitCliAvailable, gitCliBackend } from './git-cli-backend.ts'
+export type { GitCliBackendOptions } from './git-cli-backend.ts'
 
 import { registerWorkspaceKind } from '../../src/index.ts'
 import { localWorkspace as local } from './local-workspace.ts'

@@ -2,8 +2,12 @@ import { randomBytes } from 'node:crypto'
 import { realpathSync, statSync } from 'node:fs'
 import * as fs from 'node:fs/promises'
 import * as nodePath from 'node:path'
+import * as nodeFs from 'node:fs'
 import {
   checkPrecondition,
+  isomorphicGitBackend,
+  type GitBackend,
+  type IsoGitFs,
   IsoagentError,
   keyedLock,
   pageOfNames,
@@ -17,11 +21,18 @@ import {
   type WorkspaceStat,
   type WriteOptions,
 } from '../../src/index.ts'
+import { gitCliAvailable, gitCliBackend } from './git-cli-backend.ts'
 
 /** Options of {@link localWorkspace}. */
 export interface LocalWorkspaceOptions {
   /** Chunk size of streamed reads (default 1 MiB). */
   readChunkBytes?: number
+  /**
+   * Which backend serves the `git` tool: `cli` (the git executable), `isomorphic` (isomorphic-git
+   * on `node:fs`), or `auto` (default): the CLI when `git` is on PATH, else isomorphic-git. Both
+   * give identical results; the CLI is much faster on large repositories.
+   */
+  git?: 'auto' | 'cli' | 'isomorphic'
 }
 
 const ERRNO: Record<string, IsoagentErrorCode> = {
@@ -58,6 +69,16 @@ function kindOf(entry: {
   if (entry.isDirectory()) return 'directory'
   if (entry.isSymbolicLink()) return 'symlink'
   return 'other'
+}
+
+/** The git backend for a local repository at `root`. */
+function localGitBackend(root: string, mode: 'auto' | 'cli' | 'isomorphic'): GitBackend {
+  if (mode === 'cli' || (mode === 'auto' && gitCliAvailable())) return gitCliBackend(root)
+  return isomorphicGitBackend({
+    fs: nodeFs as unknown as IsoGitFs,
+    dir: root,
+    displayRoot: root,
+  })
 }
 
 /**
@@ -183,7 +204,7 @@ export function localWorkspace(
       read: true,
       write: true,
       exec: false,
-      git: false,
+      git: true,
       search: true,
       localRoot: realRoot,
       atomicRename: true,
@@ -191,6 +212,7 @@ export function localWorkspace(
       symlinks: true,
     },
     descriptor: { kind: 'local', root: realRoot },
+    gitFs: localGitBackend(realRoot, options.git ?? 'auto'),
 
     async stat(path) {
       return statReal(await resolve(path), path)

@@ -123,8 +123,11 @@ export interface GitBackend {
   createBranch(name: string, oid: string): Promise<void>
   /** Paths whose content differs between commit `from` (null: empty tree) and commit `to`. */
   treeChanges(from: string | null, to: string): Promise<GitTreeChange[]>
-  /** Switch the working tree, index and HEAD (the caller has checked for local changes). */
-  checkout(target: GitCheckoutTarget): Promise<void>
+  /**
+   * Switch the working tree, index and HEAD (the caller has checked for local changes); `who`
+   * signs the HEAD reflog entry.
+   */
+  checkout(target: GitCheckoutTarget, who: GitSignature): Promise<void>
   /**
    * Files differing between the working tree and the index (`ref` undefined) or the commit `ref`,
    * limited to `prefix` (a file or directory; '' for all), by path.

@@ -379,7 +379,10 @@ class GitRun {
       }
     }
     if (newBranch === true) await this.backend.createBranch(name!, target)
-    await this.backend.checkout(toBranch === undefined ? { detach: target } : { branch: toBranch })
+    await this.backend.checkout(
+      toBranch === undefined ? { detach: target } : { branch: toBranch },
+      signature(this.author),
+    )
     const output =
       newBranch === true
         ? `Switched to a new branch '${name}'`

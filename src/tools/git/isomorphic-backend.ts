@@ -258,7 +258,8 @@ export function isomorphicGitBackend(options: IsomorphicBackendOptions): GitBack
       const code = unmergedCode(stages)
       out.push({ path, index: code[0]!, worktree: code[1]! })
     }
-    const matrix = await git.statusMatrix({ ...base() })
+    // No index refresh: reading the status must not rewrite .git/index.
+    const matrix = await git.statusMatrix({ ...base(), refresh: false })
     for (const [path, head, work, stage] of matrix) {
       if (conflicts.has(path)) continue
       const entry = (index: string, worktree: string) => out.push({ path, index, worktree })
@@ -368,9 +369,21 @@ export function isomorphicGitBackend(options: IsomorphicBackendOptions): GitBack
       return out.sort((a, b) => compareBytes(a.path, b.path))
     },
 
-    async checkout(target: GitCheckoutTarget) {
+    async checkout(target: GitCheckoutTarget, who) {
       const ref = 'branch' in target ? target.branch : target.detach
+      const before = await headOid()
+      const from =
+        (await git.currentBranch({ ...base(), fullname: false, test: false })) ?? before ?? 'HEAD'
       await git.checkout({ ...base(), ref })
+      // The HEAD reflog entry git writes (git branch reads it for "HEAD detached at").
+      const after = (await headOid()) ?? ZERO_OID
+      const log = (await readText(`${gitdir}/logs/HEAD`)) ?? ''
+      await writeWorkFile(
+        '.git/logs/HEAD',
+        encoder.encode(
+          `${log}${before ?? ZERO_OID} ${after} ${who.name} <${who.email}> ${who.timestamp} ${who.tz}\tcheckout: moving from ${from} to ${ref}\n`,
+        ),
+      )
       invalidate()
     },
 
@@ -385,7 +398,8 @@ export function isomorphicGitBackend(options: IsomorphicBackendOptions): GitBack
       for (const path of paths) {
         if (conflicts.has(path)) continue
         const old = base_.get(path)
-        const data = await workFile(path)
+        // Against a commit, a path that is not in the index counts as deleted, as in git.
+        const data = ref !== undefined && !index.has(path) ? undefined : await workFile(path)
         const mode = index.get(path)?.mode ?? old?.mode ?? '100644'
         const oldSide = old === undefined ? null : { ...old, data: await readBlob(old.oid) }
         if (data === undefined) {
