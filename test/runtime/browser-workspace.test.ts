@@ -220,13 +220,13 @@ describe('browserWorkspace in Chromium (lightning-fs on IndexedDB)', () => {
     expect(nodeSpecifiers(code)).toEqual([])
   })
 
-  it('offers the file tools and search, never bash or download', () => {
+  it('offers the file tools, search and git (isomorphic-git on lightning-fs), never bash or download', () => {
     for (const names of [record.toolNames, reopened.toolNames]) {
       expect(names).toEqual(expect.arrayContaining(['read', 'write', 'edit', 'patch', 'ls']))
       expect(names).toContain('search')
       expect(names).not.toContain('bash')
       expect(names).not.toContain('download')
-      expect(names).not.toContain('git')
+      expect(names).toContain('git')
     }
   })
 
