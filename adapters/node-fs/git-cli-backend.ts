@@ -8,8 +8,10 @@ import {
   type GitBranch,
   type GitCommit,
   type GitDiffFile,
+  type GitHead,
   type GitRemote,
   type GitSignature,
+  type GitStatus,
   type GitStatusEntry,
   type GitTreeChange,
   type GitWorktree,
@@ -157,14 +159,28 @@ export function gitCliBackend(root: string, options: GitCliBackendOptions = {}):
     return r.code === 0 ? decoder.decode(r.stdout).trim() : null
   }
 
-  async function statusEntries(): Promise<GitStatusEntry[]> {
+  async function statusOf(): Promise<GitStatus> {
     const records = splitNul(
-      await ok(['status', '--porcelain=v2', '-z', '--untracked-files=all', '--no-renames']),
+      await ok([
+        'status',
+        '--porcelain=v2',
+        '--branch',
+        '-z',
+        '--untracked-files=all',
+        '--no-renames',
+      ]),
     )
+    const head: GitHead = { branch: null, oid: null }
     const out: GitStatusEntry[] = []
     const letter = (c: string) => (c === '.' ? ' ' : c)
     for (const record of records) {
-      if (record.startsWith('1 ')) {
+      if (record.startsWith('# branch.oid ')) {
+        const oid = record.slice('# branch.oid '.length)
+        head.oid = oid === '(initial)' ? null : oid
+      } else if (record.startsWith('# branch.head ')) {
+        const branch = record.slice('# branch.head '.length)
+        head.branch = branch === '(detached)' ? null : branch
+      } else if (record.startsWith('1 ')) {
         const fields = record.split(' ')
         const path = fields.slice(8).join(' ')
         const xy = fields[1]!
@@ -177,7 +193,7 @@ export function gitCliBackend(root: string, options: GitCliBackendOptions = {}):
         out.push({ path: record.slice(2), index: '?', worktree: '?' })
       }
     }
-    return out
+    return { head, entries: out }
   }
 
   async function readBlobs(oids: string[]): Promise<Map<string, Uint8Array>> {
@@ -224,7 +240,7 @@ export function gitCliBackend(root: string, options: GitCliBackendOptions = {}):
       return { branch, oid: await headOid() }
     },
 
-    status: statusEntries,
+    status: statusOf,
 
     async resolveCommit(ref) {
       const r = await run(['rev-parse', '-q', '--verify', '--end-of-options', `${ref}^{commit}`])
@@ -432,7 +448,7 @@ export function gitCliBackend(root: string, options: GitCliBackendOptions = {}):
     },
 
     async add(prefix) {
-      const before = (await statusEntries()).filter(
+      const before = (await statusOf()).entries.filter(
         (e) => prefix === '' || e.path === prefix || e.path.startsWith(`${prefix}/`),
       )
       const planned = new Map<string, GitAddedPath>()

@@ -26,6 +26,13 @@ export interface GitStatusEntry {
   worktree: string
 }
 
+/** HEAD and the changed paths, as one `git status` reports them. */
+export interface GitStatus {
+  head: GitHead
+  /** Changed, staged, unmerged and untracked paths (untracked listed file by file). */
+  entries: GitStatusEntry[]
+}
+
 /** A person and a moment, as stored in a commit. */
 export interface GitSignature {
   name: string
@@ -111,8 +118,8 @@ export interface GitBackend {
   readonly kind: 'cli' | 'isomorphic-git'
   /** HEAD's branch and commit. */
   head(): Promise<GitHead>
-  /** Changed, staged, unmerged and untracked paths (untracked listed file by file), by path. */
-  status(): Promise<GitStatusEntry[]>
+  /** HEAD plus changed, staged, unmerged and untracked paths (untracked file by file). */
+  status(): Promise<GitStatus>
   /** The commit `ref` names (a branch, tag, `HEAD`, full or abbreviated oid), or undefined. */
   resolveCommit(ref: string): Promise<string | undefined>
   /** Up to `limit` commits reachable from `start`, newest first, after skipping `skip`. */

@@ -26,6 +26,7 @@ export type {
   GitHead,
   GitRemote,
   GitSignature,
+  GitStatus,
   GitStatusEntry,
   GitTreeChange,
   GitWorktree,

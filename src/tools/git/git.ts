@@ -180,8 +180,8 @@ class GitRun {
   }
 
   async status(): Promise<ToolResult> {
-    const head = await this.backend.head()
-    const all = sortStatus(await this.backend.status())
+    const { head, entries } = await this.backend.status()
+    const all = sortStatus(entries)
     const { items, next } = page('git.status', all, this.limit, this.args.cursor)
     const lines = [formatStatusHeader(head), ...items.map(formatStatusEntry), ...more(next)]
     return this.result(lines.join('\n'), {
@@ -213,7 +213,11 @@ class GitRun {
       skip = position.o
     } else if (this.args.ref !== undefined) {
       start = await this.commitOf(this.args.ref)
-    } else {
+    } else start = 'HEAD'
+    let commits: GitCommit[]
+    try {
+      commits = await this.backend.log(start, skip, this.limit + 1)
+    } catch (error) {
       const head = await this.backend.head()
       if (head.oid === null)
         throw new IsoagentError(
@@ -221,9 +225,10 @@ class GitRun {
           `your current branch '${head.branch ?? 'HEAD'}' does not have any commits yet`,
           { data: { ref: 'HEAD' } },
         )
-      start = head.oid
+      throw error
     }
-    const commits = await this.backend.log(start, skip, this.limit + 1)
+    // Without a ref the log starts at HEAD's commit: the first one listed.
+    if (start === 'HEAD') start = commits[0]?.oid ?? start
     if (this.args.cursor !== undefined) {
       const expected = decodeCursor('git.log', this.args.cursor).n
       if (commits[0]?.oid !== expected)
@@ -341,7 +346,7 @@ class GitRun {
       throw invalid('checkout with `name` creates a branch: pass new_branch: true (or use `ref`)')
     if (newBranch !== true && ref === undefined)
       throw invalid('checkout needs `ref` (a branch or commit) or `name` with new_branch: true')
-    const head = await this.backend.head()
+    const { head, entries: status } = await this.backend.status()
     if (newBranch === true) await this.checkNewBranch(name!)
     let target: string
     if (newBranch === true && ref === undefined) {
@@ -351,7 +356,6 @@ class GitRun {
     const branches = await this.backend.branches()
     const toBranch =
       newBranch === true ? name! : branches.some((b) => b.name === ref) ? ref! : undefined
-    const status = await this.backend.status()
     const unmerged = status.filter((e) => e.index === 'U' || e.worktree === 'U' || isBothAdded(e))
     if (unmerged.length > 0)
       throw invalid(
@@ -423,9 +427,8 @@ class GitRun {
         dropped,
       })
     }
-    const head = await this.backend.head()
+    const { head, entries: status } = await this.backend.status()
     if (head.oid === null) throw invalid('You do not have the initial commit yet')
-    const status = await this.backend.status()
     if (status.some((e) => e.index === 'U' || e.worktree === 'U' || isBothAdded(e)))
       throw invalid('stash refused: resolve the unmerged paths first')
     if (!status.some((e) => e.index !== '?'))
@@ -481,7 +484,7 @@ class GitRun {
       prefix !== '' &&
       (await this.context.workspace.stat(prefix as WorkspacePath)) === undefined
     ) {
-      const tracked = await this.backend.status()
+      const tracked = (await this.backend.status()).entries
       if (!tracked.some((e) => e.path === prefix || e.path.startsWith(`${prefix}/`)))
         throw new IsoagentError(
           'not_found',
@@ -499,8 +502,7 @@ class GitRun {
   async commit(): Promise<ToolResult> {
     const raw = this.args.message
     if (raw === undefined || raw.trim() === '') throw invalid('commit needs a non-empty `message`')
-    const head = await this.backend.head()
-    const status = await this.backend.status()
+    const { head, entries: status } = await this.backend.status()
     if (status.some((e) => e.index === 'U' || e.worktree === 'U' || isBothAdded(e)))
       throw invalid('commit refused: resolve the unmerged paths (and add them) first')
     if (!status.some((e) => e.index !== ' ' && e.index !== '?'))

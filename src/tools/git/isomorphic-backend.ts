@@ -11,6 +11,7 @@ import type {
   GitCheckoutTarget,
   GitCommit,
   GitDiffFile,
+  GitHead,
   GitRemote,
   GitSignature,
   GitStatusEntry,
@@ -251,6 +252,11 @@ export function isomorphicGitBackend(options: IsomorphicBackendOptions): GitBack
     return write(root)
   }
 
+  async function head(): Promise<GitHead> {
+    const branch = await git.currentBranch({ ...base(), fullname: false, test: false })
+    return { branch: branch ?? null, oid: await headOid() }
+  }
+
   async function worktreeStatus(): Promise<GitStatusEntry[]> {
     const conflicts = await unmerged()
     const out: GitStatusEntry[] = []
@@ -291,12 +297,11 @@ export function isomorphicGitBackend(options: IsomorphicBackendOptions): GitBack
   return {
     kind: 'isomorphic-git',
 
-    async head() {
-      const branch = await git.currentBranch({ ...base(), fullname: false, test: false })
-      return { branch: branch ?? null, oid: await headOid() }
-    },
+    head,
 
-    status: worktreeStatus,
+    async status() {
+      return { head: await head(), entries: await worktreeStatus() }
+    },
 
     async resolveCommit(ref) {
       let oid: string | undefined
@@ -567,9 +572,9 @@ export function isomorphicGitBackend(options: IsomorphicBackendOptions): GitBack
     },
 
     async worktrees() {
-      const head = await this.head()
+      const main = await head()
       const out: GitWorktree[] = [
-        { path: options.displayRoot ?? dir, head: head.oid, branch: head.branch, main: true },
+        { path: options.displayRoot ?? dir, head: main.oid, branch: main.branch, main: true },
       ]
       let ids: string[] = []
       try {
