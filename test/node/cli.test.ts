@@ -30,6 +30,7 @@ describe('isoagent CLI (built bin)', () => {
       'patch',
       'ls',
       'search',
+      'git',
       'batch',
       '',
     ])

@@ -32,12 +32,23 @@ export interface IsomorphicBackendOptions {
 }
 
 /**
- * Installs a `Buffer` global from the `buffer` package when the runtime has none: isomorphic-git
- * uses the global. Node has its own, so nothing changes there.
+ * Installs a `Buffer` global from the `buffer` package when the runtime has none (browsers,
+ * workerd without nodejs_compat), or only a stand-in lacking `from`, `alloc` or `isBuffer`:
+ * isomorphic-git uses the global. Node's own Buffer is kept. This runs when the first
+ * isomorphic-git backend is created, never at import time.
  */
 function ensureBufferGlobal(): void {
   const g = globalThis as Record<string, unknown>
-  if (g['Buffer'] === undefined) g['Buffer'] = BufferPolyfill
+  const current = g['Buffer'] as
+    | { from?: unknown; alloc?: unknown; isBuffer?: unknown; concat?: unknown }
+    | undefined
+  const complete =
+    current !== undefined &&
+    typeof current.from === 'function' &&
+    typeof current.alloc === 'function' &&
+    typeof current.isBuffer === 'function' &&
+    typeof current.concat === 'function'
+  if (!complete) g['Buffer'] = BufferPolyfill
 }
 
 type Entry = { oid: string; mode: string }
