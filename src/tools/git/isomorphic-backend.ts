@@ -40,8 +40,7 @@ export interface IsomorphicBackendOptions {
 function ensureBufferGlobal(): void {
   const g = globalThis as Record<string, unknown>
   const current = g['Buffer'] as
-    | { from?: unknown; alloc?: unknown; isBuffer?: unknown; concat?: unknown }
-    | undefined
+    { from?: unknown; alloc?: unknown; isBuffer?: unknown; concat?: unknown } | undefined
   const complete =
     current !== undefined &&
     typeof current.from === 'function' &&
