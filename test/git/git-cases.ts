@@ -4,6 +4,7 @@
 // the tool left behind.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ToolResult } from '../../adapters/index.ts'
+import { tzOfOffset } from '../../src/tools/git/git-text.ts'
 import {
   AUTHOR,
   copyOf,
@@ -530,6 +531,10 @@ export function gitCases(target: GitTarget): void {
           `${AUTHOR.name} <${AUTHOR.email}>|Second\n${AUTHOR.name} <${AUTHOR.email}>|First commit\n`,
         )
         expect(git(dir, 'status', '--porcelain', '-uall')).toBe('?? b.txt\n')
+        // The commit's zone is the host's, written as git writes it (UTC is +0000, never -0000).
+        expect(git(dir, 'log', '-1', '--format=%ai').trim().slice(-5)).toBe(
+          tzOfOffset(new Date().getTimezoneOffset()),
+        )
         git(dir, 'fsck', '--strict')
         await session.writeFile('notes/a.txt', 'changed\n')
         await session.git('add')

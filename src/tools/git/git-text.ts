@@ -29,7 +29,8 @@ export function offsetOfTz(tz: string): number {
   const m = /^([+-])(\d\d)(\d\d)$/.exec(tz)
   if (m === null) return 0
   const minutes = Number(m[2]) * 60 + Number(m[3])
-  return m[1] === '-' ? minutes : -minutes
+  // Never -0: isomorphic-git would write a UTC zone as `-0000`.
+  return m[1] === '-' ? minutes : minutes === 0 ? 0 : -minutes
 }
 
 /** The blob id git gives `data`. */
