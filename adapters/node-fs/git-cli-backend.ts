@@ -460,6 +460,8 @@ export function gitCliBackend(root: string, options: GitCliBackendOptions = {}):
           planned.set(e.path, { path: e.path, action: exists ? 'add' : 'remove' })
         } else planned.set(e.path, { path: e.path, action })
       }
+      // Nothing to stage (also: an ignored path, which `git add` would refuse): as isomorphic-git.
+      if (planned.size === 0) return []
       await ok(['add', '-A', '--', prefix === '' ? '.' : prefix])
       return [...planned.values()].sort((a, b) => compareBytes(a.path, b.path))
     },

@@ -552,6 +552,15 @@ export function gitCases(target: GitTarget): void {
         await handle.workspace.remove(
           (await import('../../adapters/index.ts')).WorkspacePath.parse('src/util.js'),
         )
+        if (target.local) write(await handle.materialize(), 'build/ignored.txt', 'ignored\n')
+        else
+          await handle.workspace.write(
+            (await import('../../adapters/index.ts')).WorkspacePath.parse('build/ignored.txt'),
+            new TextEncoder().encode('ignored\n'),
+          )
+        expect(expectOk(await call('add', { path: 'build/ignored.txt' })).output).toBe(
+          '(nothing to add)',
+        )
         const added = expectOk(await call('add'))
         expect(added.output).toBe("add 'README.md'\nremove 'src/util.js'")
         const dir = await handle.materialize()
