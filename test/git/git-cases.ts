@@ -470,6 +470,29 @@ export function gitCases(target: GitTarget): void {
         )
       })
 
+      it('pops a stash git made, and git pops a stash the tool made', async () => {
+        const setup = (dir: string) => {
+          write(dir, 'src/util.js', 'stashed by git\n')
+          write(dir, 'added-by-git.txt', 'new\n')
+          git(dir, 'add', 'added-by-git.txt')
+          git(dir, 'stash', 'push', '-q')
+        }
+        const { oracle, handle, call } = await scenario(setup)
+        expectOk(await call('stash', { subcommand: 'pop' }))
+        git(oracle, 'stash', 'pop', '-q')
+        const popped = stateOf(await handle.materialize())
+        expect(popped.status).toBe(stateOf(oracle).status)
+        expect(popped.worktree).toEqual(stateOf(oracle).worktree)
+
+        const other = await scenario((dir) => write(dir, 'README.md', '# stashed by the tool\n'))
+        expectOk(await other.call('stash', { message: 'by the tool' }))
+        const dir = await other.handle.materialize()
+        expect(git(dir, 'stash', 'list')).toBe('stash@{0}: On main: by the tool\n')
+        git(dir, 'stash', 'pop', '-q')
+        expect(git(dir, 'status', '--porcelain')).toBe(' M README.md\n')
+        expect(git(dir, 'show', ':README.md')).toBe('# demo\n')
+      })
+
       it('says when there is nothing to stash or pop', async () => {
         const { handle, call } = await scenario((dir) => write(dir, 'untracked.txt', 'x\n'))
         const nothing = expectOk(await call('stash'))
