@@ -199,6 +199,21 @@ export function gitCases(target: GitTarget): void {
         expect(commits[0]?.author).toMatchObject({ name: AUTHOR.name, tz: '+0200' })
       })
 
+      it('lists merge commits (Merge: line) in the order git log does', async () => {
+        const { oracle, call } = await scenario((dir) => {
+          write(dir, 'm.txt', 'main\n')
+          git(dir, 'add', '-A')
+          git(dir, 'commit', '-q', '-m', 'Main after feature')
+          git(dir, 'merge', '-q', '--no-ff', '-m', 'Merge feature', 'feature')
+          write(dir, 'after.txt', 'x\n')
+          git(dir, 'add', '-A')
+          git(dir, 'commit', '-q', '-m', 'After merge')
+        })
+        const result = expectOk(await call('log', { limit: 8 }))
+        expect(body(result.output) + '\n').toBe(git(oracle, 'log', '--no-decorate', '-n', '8'))
+        expect(result.output).toMatch(/^Merge: [0-9a-f]{7} [0-9a-f]{7}$/m)
+      })
+
       it('starts at a ref with a limit', async () => {
         const { oracle, call } = await scenario()
         const result = expectOk(await call('log', { ref: 'feature', limit: 3 }))
