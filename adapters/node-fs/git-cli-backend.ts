@@ -250,7 +250,16 @@ export function gitCliBackend(root: string, options: GitCliBackendOptions = {}):
     async log(start, skip, limit) {
       const format = '%H%x00%P%x00%an%x00%ae%x00%at%x00%ai%x00%cn%x00%ce%x00%ct%x00%ci%x00%B'
       const fields = splitNul(
-        await ok(['log', '-z', `--format=${format}`, `--skip=${skip}`, `-n${limit}`, start, '--']),
+        await ok([
+          'log',
+          '-z',
+          `--format=${format}`,
+          `--skip=${skip}`,
+          `-n${limit}`,
+          '--end-of-options',
+          start,
+          '--',
+        ]),
       )
       const out: GitCommit[] = []
       const tzOf = (iso: string) => iso.slice(-5)
@@ -291,12 +300,21 @@ export function gitCliBackend(root: string, options: GitCliBackendOptions = {}):
 
     async treeChanges(from, to) {
       if (from === null) {
-        return splitNul(await ok(['ls-tree', '-r', '-z', '--name-only', to]))
+        return splitNul(await ok(['ls-tree', '-r', '-z', '--name-only', '--end-of-options', to]))
           .map((path): GitTreeChange => ({ path, inTarget: true }))
           .sort((a, b) => compareBytes(a.path, b.path))
       }
       const parts = splitNul(
-        await ok(['diff-tree', '-r', '-z', '--no-renames', '--name-status', from, to]),
+        await ok([
+          'diff-tree',
+          '-r',
+          '-z',
+          '--no-renames',
+          '--name-status',
+          '--end-of-options',
+          from,
+          to,
+        ]),
       )
       const out: GitTreeChange[] = []
       for (let i = 0; i + 1 < parts.length; i += 2)
@@ -324,6 +342,7 @@ export function gitCliBackend(root: string, options: GitCliBackendOptions = {}):
               '--no-renames',
               '--abbrev=40',
               '--ignore-submodules=all',
+              '--end-of-options',
               ref,
             ]
       args.push('--')

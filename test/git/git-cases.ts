@@ -4,6 +4,7 @@
 // the tool left behind.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ToolResult } from '../../adapters/index.ts'
+import { encodeCursor } from '../../src/paging/cursor.ts'
 import { tzOfOffset } from '../../src/tools/git/git-text.ts'
 import {
   AUTHOR,
@@ -245,6 +246,8 @@ export function gitCases(target: GitTarget): void {
         const foreign = status.metadata?.next_cursor as string
         expect(typeof foreign).toBe('string')
         await refusedUnchanged(handle, () => call('log', { cursor: foreign }), 'invalid_argument')
+        const forged = encodeCursor('git.log', { s: '--output=pwned.txt', n: 'HEAD', o: 0 })
+        await refusedUnchanged(handle, () => call('log', { cursor: forged }), 'invalid_argument')
         await refusedUnchanged(handle, () => call('log', { limit: 201 }), 'invalid_argument')
         await refusedUnchanged(handle, () => call('log', { limit: 0 }), 'invalid_argument')
         await refusedUnchanged(handle, () => call('log', { ref: 'no-such-ref' }), 'not_found')

@@ -201,9 +201,13 @@ class GitRun {
     let skip = 0
     if (this.args.cursor !== undefined) {
       const position = decodeCursor('git.log', this.args.cursor)
+      // Both ids must be full object ids: a cursor is caller input and reaches `git log`.
+      const oid = /^[0-9a-f]{40}$/
       if (
         typeof position.s !== 'string' ||
         typeof position.n !== 'string' ||
+        !oid.test(position.s) ||
+        !oid.test(position.n) ||
         typeof position.o !== 'number' ||
         !Number.isInteger(position.o) ||
         position.o < 0
