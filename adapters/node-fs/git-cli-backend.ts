@@ -78,6 +78,8 @@ export function gitCliBackend(root: string, options: GitCliBackendOptions = {}):
     GIT_TERMINAL_PROMPT: '0',
     GIT_OPTIONAL_LOCKS: '0',
     GIT_PAGER: 'cat',
+    // Paths are file names, never pathspec magic (`:(glob)`, `:/`, wildcards).
+    GIT_LITERAL_PATHSPECS: '1',
     LC_ALL: 'C',
   }
   const prefixArgs = [
