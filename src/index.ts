@@ -63,4 +63,16 @@ export {
   CAPTURE_TAIL_BYTES,
 } from './text/head-tail-capture.ts'
 export type { CapturedText } from './text/head-tail-capture.ts'
+export {
+  DEFAULT_GIT_AUTHOR,
+  GIT_COMMANDS,
+  GIT_DEFAULT_BRANCH,
+  GIT_DIFF_BYTES,
+  GIT_LIMIT,
+} from './tools/git/git.ts'
+export type { GitAuthor } from './tools/git/git.ts'
+export { isomorphicGitBackend } from './tools/git/isomorphic-backend.ts'
+export type { IsomorphicBackendOptions } from './tools/git/isomorphic-backend.ts'
+export { workspaceGitFs } from './tools/git/fs-bridge.ts'
+export type { IsoGitFs, IsoGitStat } from './tools/git/fs-bridge.ts'
 export * from './workspace/index.ts'

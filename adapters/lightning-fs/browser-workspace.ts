@@ -487,7 +487,7 @@ export function browserWorkspace(options: BrowserWorkspaceOptions = {}): Workspa
       read: true,
       write: true,
       exec: false,
-      git: false,
+      git: true,
       search: true,
       atomicRename: true,
       conditionalWrite: true,

@@ -99,7 +99,7 @@ export function memoryWorkspace(
       read: true,
       write: true,
       exec: false,
-      git: false,
+      git: true,
       search: true,
       atomicRename: true,
       conditionalWrite: true,

@@ -3,6 +3,8 @@ export { localWorkspace } from './local-workspace.ts'
 export type { LocalWorkspaceOptions } from './local-workspace.ts'
 export { baseShellEnv, KILL_GRACE_MS, nodeShell } from './node-shell.ts'
 export type { NodeShellOptions } from './node-shell.ts'
+export { gitCliAvailable, gitCliBackend } from './git-cli-backend.ts'
+export type { GitCliBackendOptions } from './git-cli-backend.ts'
 
 import { registerWorkspaceKind } from '../../src/index.ts'
 import { localWorkspace as local } from './local-workspace.ts'

@@ -13,8 +13,12 @@ import {
 } from 'node:fs'
 import * as fs from 'node:fs/promises'
 import * as nodePath from 'node:path'
+import * as nodeFs from 'node:fs'
 import {
   checkPrecondition,
+  isomorphicGitBackend,
+  type GitBackend,
+  type IsoGitFs,
   IsoagentError,
   keyedLock,
   pageOfNames,
@@ -29,6 +33,7 @@ import {
   type WriteOptions,
 } from '../../src/index.ts'
 import { nodeShell } from './node-shell.ts'
+import { gitCliAvailable, gitCliBackend } from './git-cli-backend.ts'
 
 /** Options of {@link localWorkspace}. */
 export interface LocalWorkspaceOptions {
@@ -53,6 +58,12 @@ export interface LocalWorkspaceOptions {
    * bound fork bombs where the OS enforces it. Off by default; see `nodeShell`.
    */
   shellMaxProcesses?: number
+  /**
+   * Which backend serves the `git` tool: `cli` (the git executable), `isomorphic` (isomorphic-git
+   * on `node:fs`), or `auto` (default): the CLI when `git` is on PATH, else isomorphic-git. Both
+   * give identical results; the CLI is much faster on large repositories.
+   */
+  git?: 'auto' | 'cli' | 'isomorphic'
 }
 
 /** Reads up to this many bytes are served synchronously (see `syncMetadata`). */
@@ -99,6 +110,16 @@ function kindOf(entry: {
   if (entry.isDirectory()) return 'directory'
   if (entry.isSymbolicLink()) return 'symlink'
   return 'other'
+}
+
+/** The git backend for a local repository at `root`. */
+function localGitBackend(root: string, mode: 'auto' | 'cli' | 'isomorphic'): GitBackend {
+  if (mode === 'cli' || (mode === 'auto' && gitCliAvailable())) return gitCliBackend(root)
+  return isomorphicGitBackend({
+    fs: nodeFs as unknown as IsoGitFs,
+    dir: root,
+    displayRoot: root,
+  })
 }
 
 /**
@@ -357,7 +378,7 @@ export function localWorkspace(
       read: true,
       write: true,
       exec: true,
-      git: false,
+      git: true,
       search: true,
       localRoot: realRoot,
       atomicRename: true,
@@ -366,6 +387,7 @@ export function localWorkspace(
     },
     descriptor: { kind: 'local', root: realRoot },
     shell,
+    gitFs: localGitBackend(realRoot, options.git ?? 'auto'),
 
     async stat(path) {
       return statReal(resolveFast(path), path)

@@ -173,7 +173,12 @@ function checkSize(name: string, value: number | undefined, fallback: number, mi
  * - **Errors** are short `IsoagentError`s: see {@link s3Error}.
  *
  * Capabilities: read, write, search; no exec, git, symlinks or local root (so no `bash`,
- * `git` or `download` tools).
+ * `git` or `download` tools). `git` is withheld on purpose: isomorphic-git over a bucket would
+ * not be a repository one can trust. Git updates refs and the index with lock-file-and-rename
+ * (S3 has no rename: a copy then a delete, neither atomic), keeps an object store of thousands of
+ * small files (one request each, for every status), and relies on directories that S3 does not
+ * have; two writers, or one interrupted one, could leave a branch pointing at a commit whose
+ * objects never landed. Clone the bucket into a memory or local workspace to use git on it.
  */
 export function s3Workspace(options: S3WorkspaceOptions): S3WorkspaceServices {
   if (typeof options !== 'object' || options === null)

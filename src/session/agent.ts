@@ -9,6 +9,7 @@ import {
   type ToolResultTransformPolicyV1,
 } from '../projection/policy.ts'
 import { builtinTools } from '../tools/builtin.ts'
+import { createGitTool, type GitAuthor } from '../tools/git/git.ts'
 import type { WorkspaceServices } from '../workspace/workspace-services.ts'
 import { customToolSpec, type CustomTool } from './custom-tool.ts'
 import { Session } from './session.ts'
@@ -43,6 +44,12 @@ export interface SessionOptions {
   eventBufferSize?: number
   /** Host-defined tools. */
   tools?: CustomTool[]
+  /**
+   * Author and committer of the `git` tool's commits and stashes (default
+   * `{ name: 'isoagent', email: 'isoagent@localhost' }`). Also on the CLI path, the repository's
+   * and the user's `user.name`/`user.email` are not used.
+   */
+  gitAuthor?: GitAuthor
 }
 
 /** Options of {@link Agent.resumeSession}. */
@@ -63,6 +70,7 @@ const OPTION_KEYS = new Set<string>([
   'artifactStore',
   'eventBufferSize',
   'tools',
+  'gitAuthor',
   'workspace',
 ])
 
@@ -85,6 +93,21 @@ function checkOptions(options: SessionOptions): void {
       options.redactSecrets.some((s) => typeof s !== 'string'))
   ) {
     throw new IsoagentError('invalid_argument', 'redactSecrets must be an array of strings')
+  }
+  const author = options.gitAuthor
+  if (
+    author !== undefined &&
+    (typeof author !== 'object' ||
+      author === null ||
+      typeof author.name !== 'string' ||
+      typeof author.email !== 'string' ||
+      author.name.trim() === '' ||
+      /[<>\n]/.test(author.name + author.email))
+  ) {
+    throw new IsoagentError(
+      'invalid_argument',
+      'gitAuthor must be { name, email }: non-empty strings without <, > or newlines',
+    )
   }
 }
 
@@ -161,7 +184,17 @@ export class Agent {
     const policy = ToolResultTransformPolicy.validate(
       options.toolResultTransformPolicy ?? ToolResultTransformPolicy.conservative(),
     )
-    const tools = builtinTools.filter((tool) => tool.available(workspace.capabilities))
+    const gitAuthor = options.gitAuthor
+    const tools = builtinTools
+      .filter((tool) => tool.available(workspace.capabilities))
+      .map((tool) =>
+        tool.name === 'git' && gitAuthor !== undefined
+          ? (createGitTool({
+              name: gitAuthor.name,
+              email: gitAuthor.email,
+            }) as unknown as typeof tool)
+          : tool,
+      )
     const reserved = new Set(builtinTools.map((t) => t.name))
     const custom = (options.tools ?? []).map((t) => customToolSpec(t, reserved))
     const names = new Set<string>()

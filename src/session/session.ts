@@ -263,6 +263,18 @@ export class Session {
     }
   }
 
+  /**
+   * Run a `git` command (`status`, `log`, `diff`, `branch`, `checkout`, `stash`, `remote`,
+   * `worktree`, `init`, `add`, `commit`) with its arguments. Never throws: failures are results.
+   */
+  git(
+    command: string,
+    args: Record<string, unknown> = {},
+    options: CallOptions = {},
+  ): Promise<ToolResult> {
+    return this.tool('git', { ...args, command }, options)
+  }
+
   /** Refuse new calls, abort running ones and pending confirmations, end event streams. */
   async close(): Promise<void> {
     if (this.kernel.closed) return

@@ -1,6 +1,7 @@
 import { bashTool } from './bash/bash.ts'
 import { batchTool } from './batch.ts'
 import { editTool } from './edit.ts'
+import { gitTool } from './git/git.ts'
 import { lsTool } from './ls.ts'
 import { patchTool } from './patch.ts'
 import { readTool } from './read.ts'
@@ -17,5 +18,6 @@ export const builtinTools = [
   lsTool,
   searchTool,
   bashTool,
+  gitTool,
   batchTool,
 ] as unknown as readonly ToolSpec<Record<string, unknown>>[]

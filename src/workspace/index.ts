@@ -16,3 +16,19 @@ export type { Shell, ShellOutcome, ShellRequest, TreeEntry, TreeSnapshot } from 
 export { WorkspacePath, MAX_PATH_LENGTH, MAX_SEGMENT_BYTES } from './workspace-path.ts'
 export type { ParsePathOptions } from './workspace-path.ts'
 export { checkPrecondition, keyedLock, pageOfNames } from './adapter-kit.ts'
+export type {
+  GitAddedPath,
+  GitBackend,
+  GitBlobSide,
+  GitBranch,
+  GitCheckoutTarget,
+  GitCommit,
+  GitDiffFile,
+  GitHead,
+  GitRemote,
+  GitSignature,
+  GitStatus,
+  GitStatusEntry,
+  GitTreeChange,
+  GitWorktree,
+} from './git-backend.ts'

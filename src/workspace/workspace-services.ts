@@ -1,5 +1,6 @@
 import type { WorkspaceCapabilities } from './capabilities.ts'
 import type { Shell } from './shell.ts'
+import type { GitBackend } from './git-backend.ts'
 import type { WorkspacePath } from './workspace-path.ts'
 
 /** Kind of a directory entry. */
@@ -111,6 +112,11 @@ export interface WorkspaceServices {
   rename(from: WorkspacePath, to: WorkspacePath): Promise<void>
   /** Runs commands (`bash`); present exactly when `capabilities.exec` is true. */
   readonly shell?: Shell
+  /**
+   * The workspace's own git backend (the git CLI on local disk). When absent and
+   * `capabilities.git` is true, the `git` tool runs isomorphic-git over this port.
+   */
+  readonly gitFs?: GitBackend
   /** Release backend resources. */
   close?(): Promise<void>
 }

@@ -94,21 +94,30 @@ describe('browserWorkspace specifics (fake-indexeddb)', () => {
     }
   }
 
-  it('describes itself and offers file tools and search, never bash, git or download', async () => {
+  it('describes itself and offers file tools, search and git, never bash or download', async () => {
     const { name, workspace } = fresh()
     expect(workspace.descriptor).toEqual({ kind: 'browser', name })
     expect(workspace.capabilities).toEqual({
       read: true,
       write: true,
       exec: false,
-      git: false,
+      git: true,
       search: true,
       atomicRename: true,
       conditionalWrite: true,
       symlinks: false,
     })
     const session = await Agent.create().session(workspace)
-    expect(session.toolNames()).toEqual(['read', 'write', 'edit', 'patch', 'ls', 'search', 'batch'])
+    expect(session.toolNames()).toEqual([
+      'read',
+      'write',
+      'edit',
+      'patch',
+      'ls',
+      'search',
+      'git',
+      'batch',
+    ])
     expect(() => browserWorkspace({ name: '' })).toThrow(IsoagentError)
   })
 

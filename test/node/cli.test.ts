@@ -31,6 +31,7 @@ describe('isoagent CLI (built bin)', () => {
       'ls',
       'search',
       'bash',
+      'git',
       'batch',
       '',
     ])

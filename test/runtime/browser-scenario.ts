@@ -225,6 +225,46 @@ export async function runWorkspaceScenario(workspace: WorkspaceServices): Promis
     await call('bad: search missing path', 'search', { mode: 'grep', query: 'x', path: 'nope' })
     trees.final = await treeHex(workspace)
 
+    // git (isomorphic-git over the workspace): commit ids and dates depend on the clock, so they
+    // are masked (and metadata that holds them dropped); everything else must match the memory
+    // workspace in Node. Afterwards .git is removed and src/app.ts restored, so the files are
+    // exactly those of trees.final again.
+    const appBefore = await workspace.read(WorkspacePath.parse('src/app.ts'))
+    const CLOCKED = new Set([
+      'a3s_tool_result_evidence',
+      'oid',
+      'parent',
+      'head',
+      'start',
+      'commits',
+      'dropped',
+    ])
+    const mask = (text: string) =>
+      text
+        .replace(/[0-9a-f]{40}/g, '<oid>')
+        .replace(/\b[0-9a-f]{7}\b/g, '<abbrev>')
+        .replace(/Date: [^\\"]*/g, 'Date:   <date>')
+    const git = async (step: string, args: Record<string, unknown>) => {
+      const s = stepOf(step, await session.tool('git', args))
+      if (s.metadata !== null)
+        s.metadata = Object.fromEntries(Object.entries(s.metadata).filter(([k]) => !CLOCKED.has(k)))
+      steps.push(JSON.parse(mask(JSON.stringify(s))) as ScenarioStep)
+    }
+    await git('git init', { command: 'init' })
+    await git('git status (unborn)', { command: 'status' })
+    await git('git add', { command: 'add' })
+    await git('git commit', { command: 'commit', message: 'Scenario commit' })
+    await call('write after commit', 'write', { file_path: 'src/app.ts', content: 'changed\n' })
+    await git('git diff', { command: 'diff' })
+    await git('git branch create', { command: 'branch', name: 'topic' })
+    await git('git stash push', { command: 'stash' })
+    await git('git stash list', { command: 'stash', subcommand: 'list' })
+    await git('git stash pop', { command: 'stash', subcommand: 'pop' })
+    await git('git status', { command: 'status' })
+    await git('git log', { command: 'log' })
+    await workspace.remove(WorkspacePath.parse('.git'), { recursive: true })
+    await workspace.write(WorkspacePath.parse('src/app.ts'), appBefore)
+
     return { toolNames: session.toolNames(), steps, trees }
   } finally {
     await session.close()

@@ -220,13 +220,13 @@ describe('browserWorkspace in Chromium (lightning-fs on IndexedDB)', () => {
     expect(nodeSpecifiers(code)).toEqual([])
   })
 
-  it('offers the file tools and search, never bash or download', () => {
+  it('offers the file tools, search and git (isomorphic-git on lightning-fs), never bash or download', () => {
     for (const names of [record.toolNames, reopened.toolNames]) {
       expect(names).toEqual(expect.arrayContaining(['read', 'write', 'edit', 'patch', 'ls']))
       expect(names).toContain('search')
       expect(names).not.toContain('bash')
       expect(names).not.toContain('download')
-      expect(names).not.toContain('git')
+      expect(names).toContain('git')
     }
   })
 
@@ -242,6 +242,12 @@ describe('browserWorkspace in Chromium (lightning-fs on IndexedDB)', () => {
     )
     expect(step('bad: ../ escape').errorKind?.type).toBe('permission_denied')
     expect(record.trees.final).toEqual(record.trees['before bad input'])
+    // git: isomorphic-git over lightning-fs on real IndexedDB.
+    for (const s of record.steps.filter((s) => s.tool === 'git')) expect(s.exitCode, s.step).toBe(0)
+    expect(step('git commit').output).toBe('[main (root-commit) <abbrev>] Scenario commit')
+    expect(step('git stash list').output).toBe('stash@{0}: WIP on main: <abbrev> Scenario commit')
+    expect(step('git status').output).toBe('## main\n M src/app.ts')
+    expect(step('git log').output).toContain('    Scenario commit')
   })
 
   it('keeps the files in IndexedDB: a second workspace object and a reload see them', () => {

@@ -1,7 +1,7 @@
 // Bundles an entry the way a Worker or browser build would: one ESM file, platform-neutral, with
 // Node built-ins forbidden. A `node:*` import or a bare Node built-in (`fs`, `crypto`, ...) anywhere
 // in the graph makes the build FAIL, so a bundle that builds is proof the code needs no Node.
-import { builtinModules } from 'node:module'
+import { builtinModules, createRequire } from 'node:module'
 import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { build, type Plugin } from 'esbuild'
@@ -55,6 +55,25 @@ export const forbidNodeBuiltins: Plugin = {
   },
 }
 
+/**
+ * What browser bundlers (esbuild `platform: 'browser'`, Vite, wrangler) do for the two npm packages
+ * isomorphic-git's SHA-1 fallback (sha.js) pulls in: `buffer` resolves to the npm `buffer`
+ * package (a dependency of isoagent), and `inherits` to its `browser` file, which needs no `util`.
+ * Anything else that names a Node built-in still fails the build.
+ */
+export const browserPackages: Plugin = {
+  name: 'browser-packages',
+  setup(b) {
+    const require = createRequire(import.meta.url)
+    b.onResolve({ filter: /^buffer(\/|\/index\.js)?$/ }, () => ({
+      path: require.resolve('buffer/index.js', { paths: [ROOT] }),
+    }))
+    b.onResolve({ filter: /^inherits$/ }, () => ({
+      path: require.resolve('inherits/inherits_browser.js', { paths: [ROOT] }),
+    }))
+  },
+}
+
 /** Bundle `input` into one ESM module and return its code. Throws when the build fails. */
 export async function bundle(input: BundleInput, options: BundleOptions = {}): Promise<string> {
   const result = await build({
@@ -79,7 +98,7 @@ export async function bundle(input: BundleInput, options: BundleOptions = {}): P
     minify: false,
     sourcemap: false,
     logLevel: 'silent',
-    plugins: [...(options.plugins ?? []), forbidNodeBuiltins],
+    plugins: [...(options.plugins ?? []), browserPackages, forbidNodeBuiltins],
   })
   const [file] = result.outputFiles
   if (file === undefined || result.outputFiles.length !== 1) {

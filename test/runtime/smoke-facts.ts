@@ -16,7 +16,16 @@ export function stepNamed(record: SmokeRecord, name: string): SmokeStep {
 
 export function expectKeyFacts(record: SmokeRecord): void {
   const step = (name: string) => stepNamed(record, name)
-  expect(record.toolNames).toEqual(['read', 'write', 'edit', 'patch', 'ls', 'search', 'batch'])
+  expect(record.toolNames).toEqual([
+    'read',
+    'write',
+    'edit',
+    'patch',
+    'ls',
+    'search',
+    'git',
+    'batch',
+  ])
 
   // read: CRLF line endings are not shown in the output; the BOM is not part of line 1.
   expect(step('read single (CRLF)')).toMatchObject({
@@ -88,4 +97,21 @@ export function expectKeyFacts(record: SmokeRecord): void {
   expect(unknown).toMatchObject({ exitCode: 1, errorKind: { type: 'invalid_argument' } })
   expect(String(unknown.errorKind?.message)).toContain('bogus')
   expect(record.snapshots['final']).toEqual(record.snapshots['before bad input'])
+
+  // git (isomorphic-git on the memory workspace): init, add, commit, status, diff, log.
+  expect(step('git status (no repository)')).toMatchObject({
+    exitCode: 1,
+    errorKind: { type: 'not_found', path: '.git' },
+  })
+  expect(step('git init').output).toBe('Initialized empty Git repository in /.git/')
+  expect(step('git add').output).toBe(
+    "add 'bom.txt'\nadd 'log.txt'\nadd 'notes/crlf.txt'\nadd 'src/app.ts'",
+  )
+  expect(step('git commit').output).toBe('[main (root-commit) <abbrev>] Smoke commit')
+  expect(step('git status').output).toBe('## main\n M src/app.ts')
+  expect(step('git diff').output).toContain('-export const x = 1\n')
+  expect(step('git diff').output).toContain('+export const x = 2\n')
+  expect(step('git log').output).toBe(
+    'commit <oid>\nAuthor: isoagent <isoagent@localhost>\nDate:   <date>\n\n    Smoke commit',
+  )
 }

@@ -197,6 +197,25 @@ export async function runSmokeScenario(): Promise<SmokeRecord> {
     })
     await snapshot('final')
 
+    // git on the memory workspace (isomorphic-git): commit ids and dates depend on the clock, so
+    // they are masked; everything else must match across runtimes.
+    const gitCall = async (step: string, command: string, args: Record<string, unknown> = {}) => {
+      const s = stepOf(step, await session.git(command, args))
+      s.output = s.output
+        .replace(/[0-9a-f]{40}/g, '<oid>')
+        .replace(/^(\[main(?: \(root-commit\))?) [0-9a-f]{7}\]/m, '$1 <abbrev>]')
+        .replace(/^Date: .*$/gm, 'Date:   <date>')
+      steps.push(s)
+    }
+    await gitCall('git status (no repository)', 'status')
+    await gitCall('git init', 'init')
+    await gitCall('git add', 'add')
+    await gitCall('git commit', 'commit', { message: 'Smoke commit' })
+    await session.writeFile('src/app.ts', 'export const x = 2\n')
+    await gitCall('git status', 'status')
+    await gitCall('git diff', 'diff')
+    await gitCall('git log', 'log')
+
     return { toolNames: session.toolNames(), steps, snapshots }
   } finally {
     await session.close()

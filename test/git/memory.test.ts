@@ -1,0 +1,4 @@
+import { memoryTarget } from './git-fixture.ts'
+import { gitCases } from './git-cases.ts'
+
+gitCases(memoryTarget)
