@@ -128,6 +128,16 @@ export async function scanFile(
   }
   if (
     pre !== undefined &&
+    pre.lineLocal &&
+    head.length < FIRST_READ_BYTES &&
+    head.subarray(0, BINARY_SNIFF_BYTES).indexOf(0) === -1 &&
+    !(pre.foldsNonAscii && hasFoldingSigns(head))
+  ) {
+    contentInBytes(head, request, pre, result)
+    return result
+  }
+  if (
+    pre !== undefined &&
     head.length === FIRST_READ_BYTES &&
     head.subarray(0, BINARY_SNIFF_BYTES).indexOf(0) === -1 &&
     !(await containsLiteral(ws, path, head, pre, signal))
@@ -451,4 +461,105 @@ function joined(a: Uint8Array, b: Uint8Array): Uint8Array {
   out.set(a)
   out.set(b, a.length)
   return out
+}
+
+/**
+ * Content mode over a whole file's bytes with a line-local prefilter: only lines holding the
+ * required literals are decoded and matched; line numbers come from counting line ends in the
+ * bytes, and only printed lines (matches and their context) are decoded. Gives exactly the
+ * records of the decoding scan.
+ */
+function contentInBytes(
+  bytes: Uint8Array,
+  request: ScanRequest,
+  pre: BytePrefilter,
+  result: ScanResult,
+): void {
+  const ctx = request.context
+  const size = bytes.length
+  // The last line ends at the final line end, or at the end of a file without one.
+  const lastLineEnd = size > 0 && bytes[size - 1] === 0x0a ? size - 1 : size
+  const decode = (start: number, end: number) => {
+    const text = (start === 0 ? WHOLE : LATER).decode(bytes.subarray(start, end))
+    return text.endsWith('\r') ? text.slice(0, -1) : text
+  }
+  const endOf = (start: number) => {
+    const end = bytes.indexOf(0x0a, start)
+    return end === -1 ? size : end
+  }
+  const emit = (line: number, start: number, end: number, match: boolean) => {
+    if (line <= result.shownThrough) return
+    result.records.push({ line, text: decode(start, end), match })
+    result.shownThrough = line
+  }
+  /** After-context owed: lines up to this number, starting after the last printed one. */
+  let owedThrough = 0
+  let owedFrom = { line: 0, start: 0 }
+  const flushAfter = (beforeLine: number) => {
+    let { line, start } = owedFrom
+    while (line < beforeLine && line <= owedThrough && start <= lastLineEnd && start < size) {
+      const end = endOf(start)
+      emit(line, start, end, false)
+      line++
+      start = end + 1
+    }
+    owedFrom = { line, start }
+  }
+  // Line number of the line starting at `counted`.
+  let counted = 0
+  let line = 1
+  let kept = 0
+  for (let at = pre.find(bytes, 0); at !== -1;) {
+    const start = at === 0 ? 0 : bytes.lastIndexOf(0x0a, at) + 1
+    const end = endOf(at)
+    for (
+      let nl = bytes.indexOf(0x0a, counted);
+      nl !== -1 && nl < start;
+      nl = bytes.indexOf(0x0a, nl + 1)
+    )
+      line++
+    counted = start
+    const next = () => (end >= size ? -1 : pre.find(bytes, end + 1))
+    if (line <= request.afterLine) {
+      at = next()
+      continue
+    }
+    const lineBytes = bytes.subarray(start, end)
+    if (!pre.others.every((f) => f(lineBytes, 0) !== -1)) {
+      at = next()
+      continue
+    }
+    const text = (start === 0 ? WHOLE : LATER).decode(lineBytes)
+    if (!lineMatches(request.matcher, text)) {
+      at = next()
+      continue
+    }
+    if (kept >= request.maxMatches) {
+      flushAfter(line)
+      result.more = true
+      return
+    }
+    flushAfter(line)
+    result.matches++
+    if (request.firstOnly) return
+    // Before-context: up to ctx lines above, found by stepping back over line ends.
+    let from = start
+    let first = line
+    for (let k = 0; k < ctx && from > 0; k++) {
+      from = from - 1 === 0 ? 0 : bytes.lastIndexOf(0x0a, from - 2) + 1
+      first--
+    }
+    for (let l = first, s = from; l < line; l++) {
+      const e = endOf(s)
+      emit(l, s, e, false)
+      s = e + 1
+    }
+    emit(line, start, end, true)
+    kept++
+    result.lastMatchLine = line
+    owedThrough = line + ctx
+    owedFrom = { line: line + 1, start: end + 1 }
+    at = next()
+  }
+  flushAfter(Number.POSITIVE_INFINITY)
 }
