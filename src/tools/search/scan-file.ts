@@ -10,6 +10,8 @@ import type { LineMatcher } from './line-matcher.ts'
 const BLOCK_CHARS = 1 << 20
 /** Bytes of the first read: files up to this size are read in one call. */
 const FIRST_READ_BYTES = 1 << 20
+/** Content mode reads a file with a line-local prefilter whole up to this size (12 MiB). */
+const CONTENT_BYTES_MAX = 12 * 1024 * 1024
 /** A line longer than this (64 Mi characters) is not searched: the file is skipped and counted. */
 export const MAX_LINE_CHARS = 64 * 1024 * 1024
 
@@ -129,12 +131,25 @@ export async function scanFile(
   if (
     pre !== undefined &&
     pre.lineLocal &&
-    head.length < FIRST_READ_BYTES &&
-    head.subarray(0, BINARY_SNIFF_BYTES).indexOf(0) === -1 &&
-    !(pre.foldsNonAscii && hasFoldingSigns(head))
+    head.subarray(0, BINARY_SNIFF_BYTES).indexOf(0) === -1
   ) {
-    contentInBytes(head, request, pre, result)
-    return result
+    // Files up to CONTENT_BYTES_MAX are scanned whole in their bytes.
+    let whole: Uint8Array | undefined = head
+    if (head.length === FIRST_READ_BYTES) {
+      const rest = await ws.read(path, {
+        offset: FIRST_READ_BYTES,
+        length: CONTENT_BYTES_MAX - FIRST_READ_BYTES + 1,
+      })
+      if (rest.length <= CONTENT_BYTES_MAX - FIRST_READ_BYTES) {
+        whole = new Uint8Array(head.length + rest.length)
+        whole.set(head)
+        whole.set(rest, head.length)
+      } else whole = undefined
+    }
+    if (whole !== undefined && !(pre.foldsNonAscii && hasFoldingSigns(whole))) {
+      contentInBytes(whole, request, pre, result)
+      return result
+    }
   }
   if (
     pre !== undefined &&
