@@ -17,7 +17,7 @@ import {
   type Session,
   type WorkspaceServices,
 } from '../../adapters/index.ts'
-import { localWorkspace } from '../../adapters/node-fs/index.ts'
+import { localWorkspace, type LocalWorkspaceOptions } from '../../adapters/node-fs/index.ts'
 
 /** Files to seed a workspace with: text or bytes by relative path. */
 export type SeedFiles = Record<string, string | Uint8Array>
@@ -96,7 +96,16 @@ function diskTree(root: string, rel = '', out = new Map<string, Uint8Array>()) {
   return out
 }
 
-export const localFixture: FixtureFactory = async (files) => {
+export const localFixture: FixtureFactory = (files) => localDiskFixture(files, {})
+
+/** The local workspace with thread-pool (asynchronous) system calls only. */
+export const localAsyncFixture: FixtureFactory = (files) =>
+  localDiskFixture(files, { syncMetadata: false })
+
+async function localDiskFixture(
+  files: SeedFiles,
+  options: LocalWorkspaceOptions,
+): Promise<WorkspaceFixture> {
   const base = mkdtempSync(join(tmpdir(), 'isoagent-conf-'))
   const root = join(base, 'root')
   mkdirSync(root)
@@ -106,7 +115,7 @@ export const localFixture: FixtureFactory = async (files) => {
     mkdirSync(dirname(join(root, path)), { recursive: true })
     writeFileSync(join(root, path), asBytes(content))
   }
-  const workspace = localWorkspace(root)
+  const workspace = localWorkspace(root, options)
   const session = await Agent.create().session(workspace)
   return {
     workspace,

@@ -1,10 +1,14 @@
+import { execFileSync } from 'node:child_process'
 import {
   chmodSync,
+  mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
+  renameSync,
   rmSync,
   statSync,
+  symlinkSync,
   writeFileSync,
 } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -70,5 +74,48 @@ describe('local disk specifics', () => {
 
   it('refuses a workspace root that does not exist', () => {
     expect(() => localWorkspace(join(root, 'missing'))).toThrow(/not an existing directory/)
+  })
+})
+
+describe('containment with cached directory paths', () => {
+  it('notices a directory swapped for a symlink that leads outside', async () => {
+    const base = mkdtempSync(join(tmpdir(), 'isoagent-swap-'))
+    try {
+      const ws = join(base, 'ws')
+      const outside = join(base, 'outside')
+      mkdirSync(join(ws, 'dir'), { recursive: true })
+      mkdirSync(outside)
+      writeFileSync(join(ws, 'dir', 'a.txt'), 'inside\n')
+      writeFileSync(join(outside, 'a.txt'), 'secret\n')
+      const workspace = localWorkspace(ws)
+      const path = WorkspacePath.parse('dir/a.txt')
+      // Listing and reading cache the directory's checked real path.
+      await workspace.list(WorkspacePath.parse('dir'))
+      expect(new TextDecoder().decode(await workspace.read(path))).toBe('inside\n')
+      renameSync(join(ws, 'dir'), join(ws, 'dir-old'))
+      symlinkSync(outside, join(ws, 'dir'))
+      await new Promise((resolve) => setTimeout(resolve, 150))
+      await expect(workspace.read(path)).rejects.toMatchObject({ code: 'path_escape' })
+      await expect(workspace.list(WorkspacePath.parse('dir'))).rejects.toMatchObject({
+        code: 'path_escape',
+      })
+      // A file swapped for a symlink is refused at once: it is opened without following links.
+      writeFileSync(join(ws, 'b.txt'), 'b\n')
+      await workspace.read(WorkspacePath.parse('b.txt'))
+      rmSync(join(ws, 'b.txt'))
+      symlinkSync(join(outside, 'a.txt'), join(ws, 'b.txt'))
+      await expect(workspace.read(WorkspacePath.parse('b.txt'))).rejects.toMatchObject({
+        code: 'path_escape',
+      })
+    } finally {
+      rmSync(base, { recursive: true, force: true })
+    }
+  })
+
+  it('never blocks on a FIFO', async () => {
+    const fifo = join(root, 'pipe')
+    execFileSync('mkfifo', [fifo])
+    const ws = localWorkspace(root)
+    await expect(ws.read(WorkspacePath.parse('pipe'))).rejects.toMatchObject({ code: 'io' })
   })
 })
