@@ -262,9 +262,11 @@ function cliBackend(root: string, options: GitCliBackendOptions, call: CallState
       child.on('close', (code, exitSignal) => {
         if (settled) return
         settle()
-        if (stopping && code === null) {
-          // Killed. SIGTERM lets git remove its lock files itself; after SIGKILL, remove those
-          // that appeared while it ran (a lock that was there before is someone else's).
+        if (stopping && code !== 0) {
+          // Stopped (killed, or failed because a filter it ran was killed). SIGTERM lets git
+          // remove its lock files itself; after SIGKILL, remove those that appeared while it ran
+          // (a lock that was there before is someone else's). A command that still exited 0
+          // finished its work: its result stands.
           const cleanup =
             locksBefore !== undefined && exitSignal === 'SIGKILL'
               ? lockFiles(root).then((after) =>
@@ -693,7 +695,7 @@ function stoppable(backend: GitBackend, call: CallState): GitBackend {
       typeof value !== 'function' || key === 'withSignal'
         ? value
         : async (...args: unknown[]) => {
-            if (stoppedNow()) throw stoppedError(signal)
+            // No git starts once stopped (`mayStart`); what ran before the stop is discarded.
             try {
               const result: unknown = await (value as (...a: unknown[]) => Promise<unknown>)(
                 ...args,
