@@ -15,7 +15,15 @@ import {
 } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
-import { Agent, IsoagentError, memoryWorkspace, type Session } from '../../adapters/index.ts'
+import {
+  Agent,
+  IsoagentError,
+  isomorphicGitBackend,
+  memoryWorkspace,
+  workspaceGitFs,
+  type IsoGitFs,
+  type Session,
+} from '../../adapters/index.ts'
 import { gitCliBackend, localWorkspace } from '../../adapters/node-fs/index.ts'
 import { AUTHOR, filesOf, git, removeTemps, standardRepo, tempDir, write } from './git-fixture.ts'
 
@@ -236,5 +244,57 @@ describe('isomorphic-git: a stopped call ends at its next step', () => {
     const again = await session.tool('git', { command: 'status', limit: 200 })
     expect(again.exitCode, again.output).toBe(0)
     expect(again.metadata?.total).toBe(500)
+  })
+
+  /**
+   * The file system of a memory workspace holding `dir`, reporting each operation to `seen`
+   * (`stat` aside, which a stopped call may still use).
+   */
+  function observed(dir: string, seen: (op: string) => void): IsoGitFs {
+    const inner = workspaceGitFs(memoryWorkspace(filesOf(dir))).promises
+    const promises = {} as Record<string, unknown>
+    for (const [op, fn] of Object.entries(inner))
+      promises[op] = (...args: unknown[]) => {
+        if (op !== 'stat') seen(op)
+        return (fn as (...a: unknown[]) => Promise<unknown>).apply(inner, args)
+      }
+    return { promises: promises as unknown as IsoGitFs['promises'] }
+  }
+
+  it('no file operation runs after the abort of a reading call', async () => {
+    const dir = standardRepo()
+    const controller = new AbortController()
+    let ops = 0
+    let afterAbort = 0
+    const fs = observed(dir, () => {
+      if (controller.signal.aborted) afterAbort++
+      // Stop it in the middle of its work, at a fixed point.
+      else if (++ops === 40) controller.abort()
+    })
+    const backend = isomorphicGitBackend({ fs }).withSignal(controller.signal)
+    await expect(backend.status()).rejects.toMatchObject({ code: 'cancelled' })
+    expect(controller.signal.aborted).toBe(true)
+    expect(afterAbort).toBe(0)
+  })
+
+  it('a call that has begun writing runs to its end, and says so', async () => {
+    const dir = standardRepo()
+    write(dir, 'a.txt', 'a\n')
+    write(dir, 'b.txt', 'b\n')
+    write(dir, 'README.md', '# changed\n')
+    const controller = new AbortController()
+    const fs = observed(dir, (op) => {
+      if (op === 'writeFile' && !controller.signal.aborted) controller.abort()
+    })
+    const backend = isomorphicGitBackend({ fs }).withSignal(controller.signal)
+    const added = await backend.add('')
+    expect(controller.signal.aborted).toBe(true)
+    expect(added.map((a) => a.path)).toEqual(['README.md', 'a.txt', 'b.txt'])
+    const status = await isomorphicGitBackend({ fs }).status()
+    expect(status.entries.map((e) => `${e.index}${e.worktree} ${e.path}`)).toEqual([
+      'M  README.md',
+      'A  a.txt',
+      'A  b.txt',
+    ])
   })
 })
