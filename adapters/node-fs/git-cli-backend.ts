@@ -56,6 +56,27 @@ const KILL_GRACE_MS = 500
 /** git runs in a process group of its own (POSIX), so filters it starts are stopped with it. */
 const GROUPS = process.platform !== 'win32'
 
+/** Process groups of git commands still running, stopped if the host process exits first. */
+const runningGroups = new Set<number>()
+let exitHookInstalled = false
+
+function trackGroup(pgid: number): void {
+  if (!exitHookInstalled) {
+    exitHookInstalled = true
+    // 'exit' handlers must be synchronous. SIGTERM, not SIGKILL: git then removes its locks.
+    process.once('exit', () => {
+      for (const group of runningGroups) {
+        try {
+          process.kill(-group, 'SIGTERM')
+        } catch {
+          // gone
+        }
+      }
+    })
+  }
+  runningGroups.add(pgid)
+}
+
 const ZERO_OID = '0000000000000000000000000000000000000000'
 const decoder = new TextDecoder()
 
@@ -111,7 +132,9 @@ function splitNul(bytes: Uint8Array): string[] {
  * working tree), and is then stopped the same way. git removes its own lock files on SIGTERM;
  * after a SIGKILL, lock files (`*.lock` in the git directory and under `refs/`) that did not
  * exist before the killed command started are removed, as git would have. Once stopped, no new
- * git command starts. On Windows only the git process itself is killed.
+ * git command starts. Groups still running when the host process exits get SIGTERM (a host
+ * killed by a signal it does not handle cannot do that: close sessions on SIGINT/SIGTERM). On
+ * Windows only the git process itself is killed.
  */
 export function gitCliBackend(root: string, options: GitCliBackendOptions = {}): GitBackend {
   return cliBackend(root, options, { signal: undefined, changing: false, finishBy: 0 })
@@ -213,14 +236,17 @@ function cliBackend(root: string, options: GitCliBackendOptions, call: CallState
       let settled = false
       let stopping = false
       const timers: ReturnType<typeof setTimeout>[] = []
+      const group = GROUPS ? child.pid : undefined
+      if (group !== undefined) trackGroup(group)
       const settle = () => {
         settled = true
+        if (group !== undefined) runningGroups.delete(group)
         for (const timer of timers) clearTimeout(timer)
         signal?.removeEventListener('abort', onAbort)
       }
       const send = (name: NodeJS.Signals) => {
         try {
-          if (GROUPS && child.pid !== undefined) process.kill(-child.pid, name)
+          if (group !== undefined) process.kill(-group, name)
           else child.kill(name)
         } catch {
           // ESRCH: the group is gone already.
