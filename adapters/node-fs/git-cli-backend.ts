@@ -1,6 +1,7 @@
 import { execFileSync, spawn } from 'node:child_process'
-import { readFile, lstat } from 'node:fs/promises'
+import { readFile, readdir, lstat, rm } from 'node:fs/promises'
 import * as nodePath from 'node:path'
+import { performance } from 'node:perf_hooks'
 import {
   IsoagentError,
   type GitAddedPath,
@@ -27,6 +28,53 @@ interface RunResult {
   code: number
   stdout: Uint8Array
   stderr: string
+}
+
+interface RunOptions {
+  input?: string | Uint8Array
+  env?: Record<string, string>
+  /** The command changes the repository (refs, index, working tree, configuration). */
+  changes?: boolean
+}
+
+/** One call's stop signal and whether the call has begun changing the repository. */
+interface CallState {
+  signal: AbortSignal | undefined
+  /** A command that changes the repository has started in this call. */
+  changing: boolean
+  /** `performance.now()` by which a changing call must have finished once it is stopped. */
+  finishBy: number
+}
+
+/**
+ * How long a call that has begun changing the repository may run on after it is stopped (ms):
+ * mutating commands are short, and finishing one beats leaving a half-switched working tree.
+ */
+const FINISH_GRACE_MS = 1_000
+/** How long a stopped git process group gets after SIGTERM before SIGKILL (ms). */
+const KILL_GRACE_MS = 500
+/** git runs in a process group of its own (POSIX), so filters it starts are stopped with it. */
+const GROUPS = process.platform !== 'win32'
+
+/** Process groups of git commands still running, stopped if the host process exits first. */
+const runningGroups = new Set<number>()
+let exitHookInstalled = false
+
+function trackGroup(pgid: number): void {
+  if (!exitHookInstalled) {
+    exitHookInstalled = true
+    // 'exit' handlers must be synchronous. SIGTERM, not SIGKILL: git then removes its locks.
+    process.once('exit', () => {
+      for (const group of runningGroups) {
+        try {
+          process.kill(-group, 'SIGTERM')
+        } catch {
+          // gone
+        }
+      }
+    })
+  }
+  runningGroups.add(pgid)
 }
 
 const ZERO_OID = '0000000000000000000000000000000000000000'
@@ -56,6 +104,13 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   return a.length === b.length && Buffer.compare(a, b) === 0
 }
 
+/** The error a stopped call rejects with: the signal's own IsoagentError, else `cancelled`. */
+function stoppedError(signal: AbortSignal): IsoagentError {
+  const reason: unknown = signal.reason
+  if (IsoagentError.is(reason, 'cancelled', 'timeout')) return reason
+  return new IsoagentError('cancelled', 'git was cancelled', { cause: reason })
+}
+
 function splitNul(bytes: Uint8Array): string[] {
   const parts = decoder.decode(bytes).split('\0')
   if (parts[parts.length - 1] === '') parts.pop()
@@ -67,8 +122,58 @@ function splitNul(bytes: Uint8Array): string[] {
  * `git` with a clean environment: no system or global configuration, no hooks, no pager, no
  * prompts, no optional locks, and no repository above `root` (`GIT_CEILING_DIRECTORIES`), so
  * answers depend on the repository alone and match the isomorphic-git backend.
+ *
+ * Stopping ({@link GitBackend.withSignal}): git runs in a process group of its own. When the
+ * signal aborts, a reading command (status, log, diff, cat-file, rev-parse, ...) is stopped at
+ * once: the group gets SIGTERM, then SIGKILL after 500 ms if anything of it is still there. A
+ * call that has started a command changing the repository (checkout, branch, add, commit, stash
+ * store/pop, reset, init) gets 1 s from the abort to finish its remaining commands (they take
+ * milliseconds on ordinary repositories; git stopped inside `checkout` leaves a half-switched
+ * working tree), and is then stopped the same way. git removes its own lock files on SIGTERM;
+ * after a SIGKILL, lock files (`*.lock` in the git directory and under `refs/`) that did not
+ * exist before the killed command started are removed, as git would have. Once stopped, no new
+ * git command starts. Groups still running when the host process exits get SIGTERM (a host
+ * killed by a signal it does not handle cannot do that: close sessions on SIGINT/SIGTERM). On
+ * Windows only the git process itself is killed.
  */
 export function gitCliBackend(root: string, options: GitCliBackendOptions = {}): GitBackend {
+  return cliBackend(root, options, { signal: undefined, changing: false, finishBy: 0 })
+}
+
+/** The git directory and the common directory (they differ in a linked worktree). */
+async function gitDirs(root: string): Promise<string[]> {
+  const dotGit = nodePath.join(root, '.git')
+  try {
+    const s = await lstat(dotGit)
+    if (s.isDirectory()) return [dotGit]
+    const pointer = /^gitdir: (.+)$/m.exec(await readFile(dotGit, 'utf8'))
+    if (pointer === null) return []
+    const gitdir = nodePath.resolve(root, pointer[1]!.trim())
+    const common = await readFile(nodePath.join(gitdir, 'commondir'), 'utf8').then(
+      (text) => nodePath.resolve(gitdir, text.trim()),
+      () => gitdir,
+    )
+    return common === gitdir ? [gitdir] : [gitdir, common]
+  } catch {
+    return []
+  }
+}
+
+/** Lock files git may hold: `*.lock` at the top of the git directories and under `refs/`. */
+async function lockFiles(root: string): Promise<Set<string>> {
+  const out = new Set<string>()
+  for (const dir of await gitDirs(root)) {
+    const top = await readdir(dir).catch(() => [] as string[])
+    for (const name of top) if (name.endsWith('.lock')) out.add(nodePath.join(dir, name))
+    const refs = await readdir(nodePath.join(dir, 'refs'), { recursive: true }).catch(
+      () => [] as string[],
+    )
+    for (const name of refs) if (name.endsWith('.lock')) out.add(nodePath.join(dir, 'refs', name))
+  }
+  return out
+}
+
+function cliBackend(root: string, options: GitCliBackendOptions, call: CallState): GitBackend {
   const executable = options.executable ?? 'git'
   const baseEnv: Record<string, string> = {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
@@ -94,43 +199,133 @@ export function gitCliBackend(root: string, options: GitCliBackendOptions = {}):
     '--no-optional-locks',
   ]
 
-  function run(
+  /** Throws when the call is stopped, unless it is finishing a change within its grace. */
+  function mayStart(): void {
+    const signal = call.signal
+    if (signal === undefined || !signal.aborted) return
+    if (call.changing && performance.now() < call.finishBy) return
+    throw stoppedError(signal)
+  }
+
+  async function run(args: string[], options: RunOptions = {}): Promise<RunResult> {
+    mayStart()
+    let locksBefore: Set<string> | undefined
+    if (options.changes === true) {
+      locksBefore = await lockFiles(root)
+      mayStart()
+      call.changing = true
+    }
+    return spawnGit(args, options, locksBefore)
+  }
+
+  function spawnGit(
     args: string[],
-    options: { input?: string | Uint8Array; env?: Record<string, string> } = {},
+    options: RunOptions,
+    locksBefore: Set<string> | undefined,
   ): Promise<RunResult> {
     return new Promise((resolve, reject) => {
+      const signal = call.signal
       const child = spawn(executable, [...prefixArgs, ...args], {
         cwd: root,
         env: { ...baseEnv, ...options.env },
         stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+        detached: GROUPS,
       })
       const out: Buffer[] = []
       const err: Buffer[] = []
+      let settled = false
+      let stopping = false
+      const timers: ReturnType<typeof setTimeout>[] = []
+      const group = GROUPS ? child.pid : undefined
+      if (group !== undefined) trackGroup(group)
+      const settle = () => {
+        settled = true
+        if (group !== undefined) runningGroups.delete(group)
+        for (const timer of timers) clearTimeout(timer)
+        signal?.removeEventListener('abort', onAbort)
+      }
+      const send = (name: NodeJS.Signals) => {
+        try {
+          if (group !== undefined) process.kill(-group, name)
+          else child.kill(name)
+        } catch {
+          // ESRCH: the group is gone already.
+        }
+      }
+      const stop = () => {
+        if (settled) return
+        stopping = true
+        send('SIGTERM')
+        timers.push(
+          setTimeout(() => {
+            send('SIGKILL')
+            // A process that left the group may still hold the pipes: do not wait for them.
+            timers.push(
+              setTimeout(() => {
+                if (settled) return
+                settle()
+                child.stdout?.destroy()
+                child.stderr?.destroy()
+                reject(stoppedError(signal!))
+              }, KILL_GRACE_MS),
+            )
+          }, KILL_GRACE_MS),
+        )
+      }
+      function onAbort() {
+        // A reading command stops at once; a change gets what is left of the call's grace.
+        const wait = call.changing ? Math.max(0, call.finishBy - performance.now()) : 0
+        if (wait === 0) stop()
+        else timers.push(setTimeout(stop, wait))
+      }
       child.stdout!.on('data', (chunk: Buffer) => out.push(chunk))
       child.stderr!.on('data', (chunk: Buffer) => err.push(chunk))
-      child.on('error', (error) =>
-        reject(new IsoagentError('io', `git could not be run: ${error.message}`, { cause: error })),
-      )
-      child.on('close', (code) =>
+      child.on('error', (error) => {
+        if (settled) return
+        settle()
+        reject(new IsoagentError('io', `git could not be run: ${error.message}`, { cause: error }))
+      })
+      child.on('close', (code, exitSignal) => {
+        if (settled) return
+        settle()
+        if (stopping && code !== 0) {
+          // Stopped (killed, or failed because a filter it ran was killed). SIGTERM lets git
+          // remove its lock files itself; after SIGKILL, remove those that appeared while it ran
+          // (a lock that was there before is someone else's). A command that still exited 0
+          // finished its work: its result stands.
+          const cleanup =
+            locksBefore !== undefined && exitSignal === 'SIGKILL'
+              ? lockFiles(root).then((after) =>
+                  Promise.all(
+                    [...after]
+                      .filter((path) => !locksBefore.has(path))
+                      .map((path) => rm(path, { force: true })),
+                  ),
+                )
+              : Promise.resolve()
+          void cleanup.catch(() => undefined).then(() => reject(stoppedError(signal!)))
+          return
+        }
         resolve({
           code: code ?? 1,
           stdout: new Uint8Array(Buffer.concat(out)),
           stderr: Buffer.concat(err).toString('utf8'),
-        }),
-      )
+        })
+      })
       if (child.stdin !== null) {
         // git may exit before reading all of its input; its exit status tells what happened.
         child.stdin.on('error', () => {})
         child.stdin.end(options.input)
       }
+      if (signal !== undefined) {
+        signal.addEventListener('abort', onAbort, { once: true })
+        if (signal.aborted) onAbort()
+      }
     })
   }
 
   /** Run and insist on success. */
-  async function ok(
-    args: string[],
-    options: { input?: string | Uint8Array; env?: Record<string, string> } = {},
-  ): Promise<Uint8Array> {
+  async function ok(args: string[], options: RunOptions = {}): Promise<Uint8Array> {
     const result = await run(args, options)
     if (result.code !== 0) {
       const message =
@@ -232,8 +427,18 @@ export function gitCliBackend(root: string, options: GitCliBackendOptions = {}):
     }
   }
 
-  return {
+  const backend: GitBackend = {
     kind: 'cli',
+
+    withSignal(signal) {
+      const state: CallState = { signal, changing: false, finishBy: 0 }
+      const started = () => {
+        state.finishBy = performance.now() + FINISH_GRACE_MS
+      }
+      if (signal.aborted) started()
+      else signal.addEventListener('abort', started, { once: true })
+      return stoppable(cliBackend(root, options, state), state)
+    },
 
     async head() {
       const r = await run(['symbolic-ref', '-q', 'HEAD'])
@@ -297,7 +502,7 @@ export function gitCliBackend(root: string, options: GitCliBackendOptions = {}):
     },
 
     async createBranch(name, oid) {
-      await ok(['branch', name, oid])
+      await ok(['branch', name, oid], { changes: true })
     },
 
     async treeChanges(from, to) {
@@ -326,8 +531,13 @@ export function gitCliBackend(root: string, options: GitCliBackendOptions = {}):
 
     async checkout(target, signature) {
       const env = who(signature)
-      if ('branch' in target) await ok(['checkout', '-q', target.branch, '--'], { env })
-      else await ok(['checkout', '-q', '--detach', target.detach, '--'], { env })
+      if ('branch' in target)
+        await ok(['checkout', '-q', target.branch, '--'], { env, changes: true })
+      else
+        await ok(['checkout', '-q', '--detach', target.detach, '--'], {
+          env,
+          changes: true,
+        })
     },
 
     async diff(ref, prefix) {
@@ -412,14 +622,14 @@ export function gitCliBackend(root: string, options: GitCliBackendOptions = {}):
       const env = who(signature)
       const oid = decoder.decode(await ok(['stash', 'create'], { env })).trim()
       if (oid === '') throw new IsoagentError('invalid_argument', 'No local changes to save')
-      await ok(['stash', 'store', '-m', message, oid], { env })
-      await ok(['reset', '--hard', '-q'], { env })
+      await ok(['stash', 'store', '-m', message, oid], { env, changes: true })
+      await ok(['reset', '--hard', '-q'], { env, changes: true })
       return oid
     },
 
     async stashPop() {
       const oid = (await text(['rev-parse', '-q', '--verify', 'refs/stash'])).trim()
-      const r = await run(['stash', 'pop', '-q'])
+      const r = await run(['stash', 'pop', '-q'], { changes: true })
       if (r.code !== 0) {
         const files = [...r.stderr.matchAll(/^\t(.+)$/gm)].map((m) => m[1]!)
         throw new IsoagentError(
@@ -465,7 +675,7 @@ export function gitCliBackend(root: string, options: GitCliBackendOptions = {}):
     },
 
     async init(defaultBranch) {
-      await ok(['init', '-q', `--initial-branch=${defaultBranch}`])
+      await ok(['init', '-q', `--initial-branch=${defaultBranch}`], { changes: true })
     },
 
     async add(prefix) {
@@ -483,19 +693,45 @@ export function gitCliBackend(root: string, options: GitCliBackendOptions = {}):
       }
       // Nothing to stage (also: an ignored path, which `git add` would refuse): as isomorphic-git.
       if (planned.size === 0) return []
-      await ok(['add', '-A', '--', prefix === '' ? '.' : prefix])
+      await ok(['add', '-A', '--', prefix === '' ? '.' : prefix], { changes: true })
       return [...planned.values()].sort((a, b) => compareBytes(a.path, b.path))
     },
 
     async commit(message, signature) {
       await ok(
         ['commit', '-q', '--no-verify', '--cleanup=verbatim', '--allow-empty-message', '-F', '-'],
-        {
-          input: message,
-          env: who(signature),
-        },
+        { input: message, env: who(signature), changes: true },
       )
       return (await text(['rev-parse', 'HEAD'])).trim()
     },
   }
+  return backend
+}
+
+/**
+ * `backend` whose operations, once the call's signal has aborted, never resolve with what they
+ * read: unless the call has begun changing the repository, they reject with the stop reason.
+ */
+function stoppable(backend: GitBackend, call: CallState): GitBackend {
+  const signal = call.signal!
+  const stoppedNow = () => signal.aborted && !call.changing
+  const out: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(backend)) {
+    out[key] =
+      typeof value !== 'function' || key === 'withSignal'
+        ? value
+        : async (...args: unknown[]) => {
+            // No git starts once stopped (`mayStart`); what ran before the stop is discarded.
+            try {
+              const result: unknown = await (value as (...a: unknown[]) => Promise<unknown>)(
+                ...args,
+              )
+              if (stoppedNow()) throw stoppedError(signal)
+              return result
+            } catch (error) {
+              throw stoppedNow() ? stoppedError(signal) : error
+            }
+          }
+  }
+  return out as unknown as GitBackend
 }

@@ -5,7 +5,8 @@
  *
  * Paths are workspace-relative with `/` separators (the repository is the workspace root).
  * Backends throw `IsoagentError`s: `not_found` for unknown refs, `invalid_argument` for refused
- * operations, `io` for anything else.
+ * operations, `io` for anything else, and `cancelled` (or the signal's own `timeout` reason) for
+ * operations stopped through {@link GitBackend.withSignal}.
  */
 
 /** Where HEAD points. */
@@ -116,6 +117,23 @@ export type GitCheckoutTarget = { branch: string } | { detach: string }
 export interface GitBackend {
   /** `cli` or `isomorphic-git`: which implementation serves this workspace. */
   readonly kind: 'cli' | 'isomorphic-git'
+  /**
+   * This backend for one tool call that `signal` stops (the `git` tool passes the call's
+   * `ToolContext.signal`). Once `signal` aborts:
+   *
+   * - no new step starts, work in flight stops at the next point the backend can stop it (the
+   *   CLI kills its `git` process), and the operation rejects with `signal.reason` when that is an
+   *   `IsoagentError` (`cancelled`, `timeout`), else with a `cancelled` one;
+   * - an operation never resolves with what it read after the abort;
+   * - a call that had already begun changing the repository (a mutating git command started, a
+   *   file or ref written) is not cut off at once: it gets a short grace to finish, so the
+   *   repository is not left half-changed. If it finishes, it resolves (the change happened);
+   *   if not, it is stopped as git itself stops on a signal (see each backend's documentation).
+   *
+   * State of one call (whether it has begun changing) lives in the returned backend: obtain one
+   * per call.
+   */
+  withSignal(signal: AbortSignal): GitBackend
   /** HEAD's branch and commit. */
   head(): Promise<GitHead>
   /** HEAD plus changed, staged, unmerged and untracked paths (untracked file by file). */

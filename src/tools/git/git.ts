@@ -629,7 +629,8 @@ export function createGitTool(author: GitAuthor = DEFAULT_GIT_AUTHOR): ToolSpec<
     scheduling: MUTATING,
     primaryArgument: 'command',
     async run(args, context) {
-      const backend = gitBackendOf(context.workspace)
+      // This call's own view of the backend: the call's signal stops its git work.
+      const backend = gitBackendOf(context.workspace).withSignal(context.signal)
       if (args.command === 'init') return initRepository(context, backend, args)
       const dotGit = await context.workspace.stat(WorkspacePath.parse('.git'))
       if (dotGit === undefined)

@@ -116,542 +116,647 @@ export function unmergedCode(stages: Set<number>): string {
   return codes[key] ?? 'UU'
 }
 
+/** The error a stopped call rejects with: the signal's own IsoagentError, else `cancelled`. */
+function stoppedError(signal: AbortSignal): IsoagentError {
+  const reason: unknown = signal.reason
+  if (IsoagentError.is(reason, 'cancelled', 'timeout')) return reason
+  return new IsoagentError('cancelled', 'git was cancelled', { cause: reason })
+}
+
+/**
+ * `fs` for one call that `signal` stops. Until the call's first write, an abort makes every read
+ * (but `stat`, which isomorphic-git's `exists` would log about) and every write throw, so
+ * isomorphic-git stops at its next file operation and no change begins. The first write marks
+ * the call as changing; from then on nothing is refused and the operation runs to its end, so a
+ * checkout, commit or stash is never left half-written in process.
+ */
+function stoppableFs(fs: IsoGitFs, signal: AbortSignal, call: { changing: boolean }): IsoGitFs {
+  const p = fs.promises
+  const check = () => {
+    if (signal.aborted && !call.changing) throw stoppedError(signal)
+  }
+  const writing = () => {
+    check()
+    call.changing = true
+  }
+  return {
+    promises: {
+      async readFile(path, options) {
+        check()
+        return p.readFile(path, options)
+      },
+      async writeFile(path, data, options) {
+        writing()
+        return p.writeFile(path, data, options)
+      },
+      async unlink(path) {
+        writing()
+        return p.unlink(path)
+      },
+      async readdir(path) {
+        check()
+        return p.readdir(path)
+      },
+      async mkdir(path, options) {
+        writing()
+        return p.mkdir(path, options)
+      },
+      async rmdir(path) {
+        writing()
+        return p.rmdir(path)
+      },
+      async stat(path) {
+        return p.stat(path)
+      },
+      async lstat(path) {
+        check()
+        return p.lstat(path)
+      },
+      async readlink(path) {
+        check()
+        return p.readlink(path)
+      },
+      async symlink(target, path) {
+        writing()
+        return p.symlink(target, path)
+      },
+    },
+  }
+}
+
 /**
  * The git backend on isomorphic-git: serves any file system it is given (the workspace bridge
  * for memory, browser and other non-local workspaces; `node:fs` on local disk).
+ *
+ * Stopping ({@link GitBackend.withSignal}): isomorphic-git runs in process, so a stopped call
+ * ends at its next file operation (reads are refused once the signal has aborted) and at the
+ * next backend step; its partial answer is discarded and it rejects with the stop reason. A
+ * call that has already written (a blob, the index, a ref, a working-tree file) is not
+ * interrupted: it runs to the end of its operation and resolves, since the change happened.
  */
 export function isomorphicGitBackend(options: IsomorphicBackendOptions): GitBackend {
   ensureBufferGlobal()
-  const fs = options.fs
   const dir = options.dir ?? '/'
   const gitdir = dir.endsWith('/') ? `${dir}.git` : `${dir}/.git`
   const abs = (path: string) => (dir.endsWith('/') ? `${dir}${path}` : `${dir}/${path}`)
   let cache: object = {}
-  const base = () => ({ fs, dir, cache })
   /** Forget cached packfiles and indexes after this backend wrote objects or refs. */
   const invalidate = () => {
     cache = {}
   }
-
-  async function readText(path: string): Promise<string | undefined> {
-    try {
-      return String(await fs.promises.readFile(path, { encoding: 'utf8' }))
-    } catch (error) {
-      if (isNotFound(error)) return undefined
-      throw error
+  const withSignal = (signal: AbortSignal): GitBackend => {
+    const call = { changing: false }
+    const stoppedNow = () => signal.aborted && !call.changing
+    const bound = { ...operations(stoppableFs(options.fs, signal, call)), withSignal }
+    const out: Record<string, unknown> = {}
+    for (const [key, value] of Object.entries(bound)) {
+      out[key] =
+        typeof value !== 'function' || key === 'withSignal'
+          ? value
+          : async (...args: unknown[]) => {
+              if (stoppedNow()) throw stoppedError(signal)
+              try {
+                const result: unknown = await (value as (...a: unknown[]) => Promise<unknown>)(
+                  ...args,
+                )
+                if (stoppedNow()) throw stoppedError(signal)
+                return result
+              } catch (error) {
+                if (!stoppedNow()) throw error
+                // Reads were refused midway: nothing cached during this call can be trusted.
+                invalidate()
+                throw stoppedError(signal)
+              }
+            }
     }
+    return out as unknown as GitBackend
   }
+  return { ...operations(options.fs), withSignal }
 
-  async function unmerged(): Promise<Map<string, Set<number>>> {
-    try {
-      const bytes = await fs.promises.readFile(`${gitdir}/index`)
-      return unmergedOfIndex(bytes instanceof Uint8Array ? bytes : encoder.encode(bytes))
-    } catch (error) {
-      if (isNotFound(error)) return new Map()
-      throw error
-    }
-  }
+  /** The operations over `fs` (the plain file system, or one that a signal stops). */
+  function operations(fs: IsoGitFs): Omit<GitBackend, 'withSignal'> {
+    const base = () => ({ fs, dir, cache })
 
-  async function headOid(): Promise<string | null> {
-    try {
-      return await git.resolveRef({ ...base(), ref: 'HEAD' })
-    } catch (error) {
-      if (isNotFound(error)) return null
-      throw error
-    }
-  }
-
-  /** Every file of a walker (a tree, the index) under `prefix`, by path. */
-  async function filesOf(walker: ReturnType<typeof git.TREE>, prefix = ''): Promise<FileMap> {
-    const out: FileMap = new Map()
-    await git.walk({
-      ...base(),
-      trees: [walker],
-      map: async (path, [entry]) => {
-        if (path === '.') return undefined
-        if (!inPrefix(path, prefix) && !prefix.startsWith(`${path}/`)) return null
-        if (entry === null || entry === undefined) return undefined
-        const type = await entry.type()
-        if (type === 'tree') return undefined
-        if (inPrefix(path, prefix))
-          out.set(path, { oid: await entry.oid(), mode: modeText(await entry.mode()) })
-        return undefined
-      },
-    })
-    return out
-  }
-
-  async function treeFiles(oid: string | null, prefix = ''): Promise<FileMap> {
-    if (oid === null) return new Map()
-    return filesOf(git.TREE({ ref: oid }), prefix)
-  }
-
-  async function readBlob(oid: string): Promise<Uint8Array> {
-    return new Uint8Array((await git.readBlob({ ...base(), oid })).blob)
-  }
-
-  async function workFile(path: string): Promise<Uint8Array | undefined> {
-    try {
-      const s = await fs.promises.lstat(abs(path))
-      if (s.isDirectory()) return undefined
-      const data = await fs.promises.readFile(abs(path))
-      return data instanceof Uint8Array ? new Uint8Array(data) : encoder.encode(data)
-    } catch (error) {
-      if (isNotFound(error) || (error as { code?: unknown }).code === 'ENOTDIR') return undefined
-      throw error
-    }
-  }
-
-  async function writeWorkFile(path: string, data: Uint8Array): Promise<void> {
-    const parts = path.split('/')
-    for (let i = 1; i < parts.length; i++) {
+    async function readText(path: string): Promise<string | undefined> {
       try {
-        await fs.promises.mkdir(abs(parts.slice(0, i).join('/')))
-      } catch (error) {
-        if ((error as { code?: unknown }).code !== 'EEXIST') throw error
-      }
-    }
-    await fs.promises.writeFile(abs(path), data)
-  }
-
-  async function removeWorkFile(path: string): Promise<void> {
-    try {
-      await fs.promises.unlink(abs(path))
-    } catch (error) {
-      if (!isNotFound(error)) throw error
-      return
-    }
-    // Remove directories the file leaves empty, as git does.
-    const parts = path.split('/')
-    for (let i = parts.length - 1; i > 0; i--) {
-      const d = abs(parts.slice(0, i).join('/'))
-      try {
-        if ((await fs.promises.readdir(d)).length > 0) return
-        await fs.promises.rmdir(d)
-      } catch {
-        return
-      }
-    }
-  }
-
-  /** Write a tree for a flat map of files, returning its oid. */
-  async function writeTreeOf(files: FileMap): Promise<string> {
-    type Node = { files: Map<string, Entry>; dirs: Map<string, Node> }
-    const root: Node = { files: new Map(), dirs: new Map() }
-    for (const [path, entry] of files) {
-      const parts = path.split('/')
-      let node = root
-      for (const part of parts.slice(0, -1)) {
-        let next = node.dirs.get(part)
-        if (next === undefined) {
-          next = { files: new Map(), dirs: new Map() }
-          node.dirs.set(part, next)
-        }
-        node = next
-      }
-      node.files.set(parts[parts.length - 1]!, entry)
-    }
-    const write = async (node: Node): Promise<string> => {
-      const tree: { mode: string; path: string; oid: string; type: 'blob' | 'tree' }[] = []
-      for (const [name, child] of node.dirs)
-        tree.push({ mode: '040000', path: name, oid: await write(child), type: 'tree' })
-      for (const [name, entry] of node.files)
-        tree.push({ mode: entry.mode, path: name, oid: entry.oid, type: 'blob' })
-      return git.writeTree({ ...base(), tree })
-    }
-    return write(root)
-  }
-
-  async function head(): Promise<GitHead> {
-    const branch = await git.currentBranch({ ...base(), fullname: false, test: false })
-    return { branch: branch ?? null, oid: await headOid() }
-  }
-
-  async function worktreeStatus(): Promise<GitStatusEntry[]> {
-    const conflicts = await unmerged()
-    const out: GitStatusEntry[] = []
-    for (const [path, stages] of conflicts) {
-      const code = unmergedCode(stages)
-      out.push({ path, index: code[0]!, worktree: code[1]! })
-    }
-    // No index refresh: reading the status must not rewrite .git/index.
-    const matrix = await git.statusMatrix({ ...base(), refresh: false })
-    for (const [path, head, work, stage] of matrix) {
-      if (conflicts.has(path)) continue
-      const entry = (index: string, worktree: string) => out.push({ path, index, worktree })
-      if (head === 0) {
-        if (stage === 0) {
-          if (work !== 0) entry('?', '?')
-        } else if (work === 0) entry('A', 'D')
-        else entry('A', stage === 3 ? 'M' : ' ')
-        continue
-      }
-      if (stage === 0) {
-        entry('D', ' ')
-        if (work !== 0) entry('?', '?')
-        continue
-      }
-      const x = stage === 1 ? ' ' : 'M'
-      const y =
-        work === 0 ? 'D' : (stage === 1 && work === 2) || (stage === 3 && work !== 2) ? 'M' : ' '
-      if (stage === 3 && work === 2) {
-        // Staged and working tree both differ from HEAD; they may still differ from each other.
-        entry(x, 'M')
-        continue
-      }
-      if (x !== ' ' || y !== ' ') entry(x, y)
-    }
-    return out
-  }
-
-  return {
-    kind: 'isomorphic-git',
-
-    head,
-
-    async status() {
-      return { head: await head(), entries: await worktreeStatus() }
-    },
-
-    async resolveCommit(ref) {
-      let oid: string | undefined
-      try {
-        oid = await git.resolveRef({ ...base(), ref })
-      } catch (error) {
-        if (!isNotFound(error) && (error as { code?: unknown }).code !== 'InvalidRefNameError')
-          throw error
-      }
-      if (oid === undefined && /^[0-9a-f]{4,40}$/.test(ref)) {
-        try {
-          oid = await git.expandOid({ ...base(), oid: ref })
-        } catch (error) {
-          if (!isNotFound(error) && (error as { code?: unknown }).code !== 'AmbiguousError')
-            throw error
-        }
-      }
-      if (oid === undefined) return undefined
-      try {
-        // Peel annotated tags to their commit.
-        for (let i = 0; i < 8; i++) {
-          const object = await git.readObject({ ...base(), oid, format: 'parsed' })
-          if (object.type === 'commit') return oid
-          if (object.type !== 'tag') return undefined
-          oid = (object.object as { object: string }).object
-        }
+        return String(await fs.promises.readFile(path, { encoding: 'utf8' }))
       } catch (error) {
         if (isNotFound(error)) return undefined
         throw error
       }
-      return undefined
-    },
+    }
 
-    async log(start, skip, limit) {
-      const commits = await git.log({ ...base(), ref: start, depth: skip + limit })
-      return commits.slice(skip).map((c): GitCommit => ({
-        oid: c.oid,
-        parents: c.commit.parent,
-        author: signatureOf(c.commit.author),
-        committer: signatureOf(c.commit.committer),
-        message: c.commit.message.replace(/\n+$/, ''),
-      }))
-    },
-
-    async branches() {
-      const names = await git.listBranches({ ...base() })
-      const out: GitBranch[] = []
-      for (const name of names) {
-        if (name === 'HEAD') continue
-        out.push({ name, oid: await git.resolveRef({ ...base(), ref: `refs/heads/${name}` }) })
-      }
-      return out.sort((a, b) => compareBytes(a.name, b.name))
-    },
-
-    async createBranch(name, oid) {
-      await git.writeRef({ ...base(), ref: `refs/heads/${name}`, value: oid })
-      invalidate()
-    },
-
-    async treeChanges(from, to) {
-      const before = await treeFiles(from)
-      const after = await treeFiles(to)
-      const out: GitTreeChange[] = []
-      for (const [path, entry] of after) {
-        const old = before.get(path)
-        if (old === undefined || old.oid !== entry.oid || old.mode !== entry.mode)
-          out.push({ path, inTarget: true })
-      }
-      for (const path of before.keys()) if (!after.has(path)) out.push({ path, inTarget: false })
-      return out.sort((a, b) => compareBytes(a.path, b.path))
-    },
-
-    async checkout(target: GitCheckoutTarget, who) {
-      const ref = 'branch' in target ? target.branch : target.detach
-      const before = await headOid()
-      const from =
-        (await git.currentBranch({ ...base(), fullname: false, test: false })) ?? before ?? 'HEAD'
-      await git.checkout({ ...base(), ref })
-      // The HEAD reflog entry git writes (git branch reads it for "HEAD detached at").
-      const after = (await headOid()) ?? ZERO_OID
-      const log = (await readText(`${gitdir}/logs/HEAD`)) ?? ''
-      await writeWorkFile(
-        '.git/logs/HEAD',
-        encoder.encode(
-          `${log}${before ?? ZERO_OID} ${after} ${who.name} <${who.email}> ${who.timestamp} ${who.tz}\tcheckout: moving from ${from} to ${ref}\n`,
-        ),
-      )
-      invalidate()
-    },
-
-    async diff(ref, prefix) {
-      const conflicts = await unmerged()
-      const out: GitDiffFile[] = []
-      for (const path of conflicts.keys())
-        if (inPrefix(path, prefix)) out.push({ path, old: null, new: null, unmerged: true })
-      const index = await filesOf(git.STAGE(), prefix)
-      const base_ = ref === undefined ? index : await treeFiles(ref, prefix)
-      const paths = new Set([...base_.keys(), ...(ref === undefined ? [] : index.keys())])
-      for (const path of paths) {
-        if (conflicts.has(path)) continue
-        const old = base_.get(path)
-        // Against a commit, a path that is not in the index counts as deleted, as in git.
-        const data = ref !== undefined && !index.has(path) ? undefined : await workFile(path)
-        const mode = index.get(path)?.mode ?? old?.mode ?? '100644'
-        const oldSide = old === undefined ? null : { ...old, data: await readBlob(old.oid) }
-        if (data === undefined) {
-          if (oldSide !== null) out.push({ path, old: oldSide, new: null })
-          continue
-        }
-        if (oldSide !== null && compareData(oldSide.data, data)) continue
-        out.push({ path, old: oldSide, new: { mode, data } })
-      }
-      return out.sort((a, b) => compareBytes(a.path, b.path))
-    },
-
-    async stashList() {
-      const text = await readText(`${gitdir}/logs/refs/stash`)
-      if (text === undefined) return []
-      return text
-        .split('\n')
-        .filter((line) => line.length > 0)
-        .map((line) => line.slice(line.indexOf('\t') + 1))
-        .reverse()
-    },
-
-    async stashPush(message, indexMessage, who) {
-      const head = await headOid()
-      if (head === null) throw new IsoagentError('invalid_argument', 'no commit to stash on')
-      const headFiles = await treeFiles(head)
-      const index = await filesOf(git.STAGE())
-      const work: FileMap = new Map()
-      for (const [path, entry] of index) {
-        const data = await workFile(path)
-        if (data === undefined) continue
-        work.set(path, { oid: await git.writeBlob({ ...base(), blob: data }), mode: entry.mode })
-      }
-      const author = { name: who.name, email: who.email, timestamp: who.timestamp }
-      const timezoneOffset = offsetOfTz(who.tz)
-      const person = { ...author, timezoneOffset }
-      const indexCommit = await git.writeCommit({
-        ...base(),
-        commit: {
-          message: `${indexMessage}\n`,
-          tree: await writeTreeOf(index),
-          parent: [head],
-          author: person,
-          committer: person,
-        },
-      })
-      const stash = await git.writeCommit({
-        ...base(),
-        commit: {
-          message: `${message}\n`,
-          tree: await writeTreeOf(work),
-          parent: [head, indexCommit],
-          author: person,
-          committer: person,
-        },
-      })
-      let previous = ZERO_OID
+    async function unmerged(): Promise<Map<string, Set<number>>> {
       try {
-        previous = await git.resolveRef({ ...base(), ref: 'refs/stash' })
+        const bytes = await fs.promises.readFile(`${gitdir}/index`)
+        return unmergedOfIndex(bytes instanceof Uint8Array ? bytes : encoder.encode(bytes))
+      } catch (error) {
+        if (isNotFound(error)) return new Map()
+        throw error
+      }
+    }
+
+    async function headOid(): Promise<string | null> {
+      try {
+        return await git.resolveRef({ ...base(), ref: 'HEAD' })
+      } catch (error) {
+        if (isNotFound(error)) return null
+        throw error
+      }
+    }
+
+    /** Every file of a walker (a tree, the index) under `prefix`, by path. */
+    async function filesOf(walker: ReturnType<typeof git.TREE>, prefix = ''): Promise<FileMap> {
+      const out: FileMap = new Map()
+      await git.walk({
+        ...base(),
+        trees: [walker],
+        map: async (path, [entry]) => {
+          if (path === '.') return undefined
+          if (!inPrefix(path, prefix) && !prefix.startsWith(`${path}/`)) return null
+          if (entry === null || entry === undefined) return undefined
+          const type = await entry.type()
+          if (type === 'tree') return undefined
+          if (inPrefix(path, prefix))
+            out.set(path, { oid: await entry.oid(), mode: modeText(await entry.mode()) })
+          return undefined
+        },
+      })
+      return out
+    }
+
+    async function treeFiles(oid: string | null, prefix = ''): Promise<FileMap> {
+      if (oid === null) return new Map()
+      return filesOf(git.TREE({ ref: oid }), prefix)
+    }
+
+    async function readBlob(oid: string): Promise<Uint8Array> {
+      return new Uint8Array((await git.readBlob({ ...base(), oid })).blob)
+    }
+
+    async function workFile(path: string): Promise<Uint8Array | undefined> {
+      try {
+        const s = await fs.promises.lstat(abs(path))
+        if (s.isDirectory()) return undefined
+        const data = await fs.promises.readFile(abs(path))
+        return data instanceof Uint8Array ? new Uint8Array(data) : encoder.encode(data)
+      } catch (error) {
+        if (isNotFound(error) || (error as { code?: unknown }).code === 'ENOTDIR') return undefined
+        throw error
+      }
+    }
+
+    async function writeWorkFile(path: string, data: Uint8Array): Promise<void> {
+      const parts = path.split('/')
+      for (let i = 1; i < parts.length; i++) {
+        try {
+          await fs.promises.mkdir(abs(parts.slice(0, i).join('/')))
+        } catch (error) {
+          if ((error as { code?: unknown }).code !== 'EEXIST') throw error
+        }
+      }
+      await fs.promises.writeFile(abs(path), data)
+    }
+
+    async function removeWorkFile(path: string): Promise<void> {
+      try {
+        await fs.promises.unlink(abs(path))
       } catch (error) {
         if (!isNotFound(error)) throw error
+        return
       }
-      await git.writeRef({ ...base(), ref: 'refs/stash', value: stash, force: true })
-      const log = (await readText(`${gitdir}/logs/refs/stash`)) ?? ''
-      await writeWorkFile(
-        '.git/logs/refs/stash',
-        encoder.encode(
-          `${log}${previous} ${stash} ${who.name} <${who.email}> ${who.timestamp} ${who.tz}\t${message}\n`,
-        ),
-      )
-      // Reset the stashed paths (index and working tree) to HEAD.
-      const touched = new Set<string>()
-      for (const [path, entry] of index) {
-        const h = headFiles.get(path)
-        const w = work.get(path)
-        if (h === undefined || h.oid !== entry.oid || w === undefined || w.oid !== h.oid)
-          touched.add(path)
-      }
-      for (const path of headFiles.keys()) if (!index.has(path)) touched.add(path)
-      for (const path of [...touched].sort(compareBytes)) {
-        const h = headFiles.get(path)
-        if (h === undefined) await removeWorkFile(path)
-        else await writeWorkFile(path, await readBlob(h.oid))
-        await git.resetIndex({ ...base(), filepath: path, ref: head })
-      }
-      invalidate()
-      return stash
-    },
-
-    async stashPop() {
-      const stash = await git.resolveRef({ ...base(), ref: 'refs/stash' })
-      const { commit } = await git.readCommit({ ...base(), oid: stash })
-      const [baseOid, indexOid] = commit.parent
-      if (baseOid === undefined || indexOid === undefined) {
-        throw new IsoagentError('unsupported', `stash@{0} (${stash}) is not a git stash commit`)
-      }
-      const baseFiles = await treeFiles(baseOid)
-      const indexFiles = await treeFiles((await git.readCommit({ ...base(), oid: indexOid })).oid)
-      const stashFiles = await treeFiles(stash)
-      const current = await filesOf(git.STAGE())
-      const changed = new Set<string>()
-      for (const [path, entry] of stashFiles)
-        if (baseFiles.get(path)?.oid !== entry.oid) changed.add(path)
-      for (const path of baseFiles.keys()) if (!stashFiles.has(path)) changed.add(path)
-      // Refuse (changing nothing) when a path the stash changes has local changes.
-      const blocked: string[] = []
-      for (const path of changed) {
-        const b = baseFiles.get(path)
-        const data = await workFile(path)
-        const inIndex = current.get(path)
-        if (b === undefined) {
-          if (data !== undefined || inIndex !== undefined) blocked.push(path)
-          continue
+      // Remove directories the file leaves empty, as git does.
+      const parts = path.split('/')
+      for (let i = parts.length - 1; i > 0; i--) {
+        const d = abs(parts.slice(0, i).join('/'))
+        try {
+          if ((await fs.promises.readdir(d)).length > 0) return
+          await fs.promises.rmdir(d)
+        } catch {
+          return
         }
-        const workOid =
-          data === undefined ? undefined : await git.hashBlob({ object: data }).then((h) => h.oid)
-        if (inIndex?.oid !== b.oid || workOid !== b.oid) blocked.push(path)
       }
-      if (blocked.length > 0) {
-        blocked.sort(compareBytes)
-        throw new IsoagentError(
-          'version_conflict',
-          `stash pop refused: local changes to ${blocked.join(', ')} would be overwritten; commit or stash them first`,
-          { data: { path: blocked[0], expected: 'clean', actual: 'modified', paths: blocked } },
-        )
-      }
-      for (const path of [...changed].sort(compareBytes)) {
-        const entry = stashFiles.get(path)
-        if (entry === undefined) {
-          await removeWorkFile(path)
-          if (!indexFiles.has(path)) await git.remove({ ...base(), filepath: path })
-          continue
-        }
-        await writeWorkFile(path, await readBlob(entry.oid))
-        if (!baseFiles.has(path) && indexFiles.has(path))
-          await git.add({ ...base(), filepath: path })
-      }
-      // Drop stash@{0}.
-      const log = ((await readText(`${gitdir}/logs/refs/stash`)) ?? '')
-        .split('\n')
-        .filter((line) => line.length > 0)
-      log.pop()
-      const last = log[log.length - 1]
-      if (last === undefined) {
-        await git.deleteRef({ ...base(), ref: 'refs/stash' })
-        await fs.promises.unlink(`${gitdir}/logs/refs/stash`).catch(() => undefined)
-      } else {
-        await git.writeRef({
-          ...base(),
-          ref: 'refs/stash',
-          value: last.split(' ')[1]!,
-          force: true,
-        })
-        await fs.promises.writeFile(`${gitdir}/logs/refs/stash`, `${log.join('\n')}\n`)
-      }
-      invalidate()
-      return stash
-    },
+    }
 
-    async remotes() {
-      const remotes = await git.listRemotes({ ...base() })
-      return remotes
-        .map((r): GitRemote => ({ name: r.remote, url: r.url }))
-        .sort((a, b) => compareBytes(a.name, b.name))
-    },
-
-    async worktrees() {
-      const main = await head()
-      const out: GitWorktree[] = [
-        { path: options.displayRoot ?? dir, head: main.oid, branch: main.branch, main: true },
-      ]
-      let ids: string[] = []
-      try {
-        ids = (await fs.promises.readdir(`${gitdir}/worktrees`)).sort(compareBytes)
-      } catch (error) {
-        if (!isNotFound(error) && (error as { code?: unknown }).code !== 'ENOTDIR') throw error
-      }
-      for (const id of ids) {
-        const pointer = (await readText(`${gitdir}/worktrees/${id}/gitdir`))?.trim()
-        const headText = (await readText(`${gitdir}/worktrees/${id}/HEAD`))?.trim()
-        if (pointer === undefined || headText === undefined) continue
-        const path = pointer.replace(/\/\.git$/, '')
-        if (headText.startsWith('ref: ')) {
-          const ref = headText.slice(5)
-          let oid: string | null = null
-          try {
-            oid = await git.resolveRef({ ...base(), ref })
-          } catch (error) {
-            if (!isNotFound(error)) throw error
+    /** Write a tree for a flat map of files, returning its oid. */
+    async function writeTreeOf(files: FileMap): Promise<string> {
+      type Node = { files: Map<string, Entry>; dirs: Map<string, Node> }
+      const root: Node = { files: new Map(), dirs: new Map() }
+      for (const [path, entry] of files) {
+        const parts = path.split('/')
+        let node = root
+        for (const part of parts.slice(0, -1)) {
+          let next = node.dirs.get(part)
+          if (next === undefined) {
+            next = { files: new Map(), dirs: new Map() }
+            node.dirs.set(part, next)
           }
-          out.push({ path, head: oid, branch: ref.replace(/^refs\/heads\//, ''), main: false })
-        } else out.push({ path, head: headText, branch: null, main: false })
+          node = next
+        }
+        node.files.set(parts[parts.length - 1]!, entry)
+      }
+      const write = async (node: Node): Promise<string> => {
+        const tree: { mode: string; path: string; oid: string; type: 'blob' | 'tree' }[] = []
+        for (const [name, child] of node.dirs)
+          tree.push({ mode: '040000', path: name, oid: await write(child), type: 'tree' })
+        for (const [name, entry] of node.files)
+          tree.push({ mode: entry.mode, path: name, oid: entry.oid, type: 'blob' })
+        return git.writeTree({ ...base(), tree })
+      }
+      return write(root)
+    }
+
+    async function head(): Promise<GitHead> {
+      const branch = await git.currentBranch({ ...base(), fullname: false, test: false })
+      return { branch: branch ?? null, oid: await headOid() }
+    }
+
+    async function worktreeStatus(): Promise<GitStatusEntry[]> {
+      const conflicts = await unmerged()
+      const out: GitStatusEntry[] = []
+      for (const [path, stages] of conflicts) {
+        const code = unmergedCode(stages)
+        out.push({ path, index: code[0]!, worktree: code[1]! })
+      }
+      // No index refresh: reading the status must not rewrite .git/index.
+      const matrix = await git.statusMatrix({ ...base(), refresh: false })
+      for (const [path, head, work, stage] of matrix) {
+        if (conflicts.has(path)) continue
+        const entry = (index: string, worktree: string) => out.push({ path, index, worktree })
+        if (head === 0) {
+          if (stage === 0) {
+            if (work !== 0) entry('?', '?')
+          } else if (work === 0) entry('A', 'D')
+          else entry('A', stage === 3 ? 'M' : ' ')
+          continue
+        }
+        if (stage === 0) {
+          entry('D', ' ')
+          if (work !== 0) entry('?', '?')
+          continue
+        }
+        const x = stage === 1 ? ' ' : 'M'
+        const y =
+          work === 0 ? 'D' : (stage === 1 && work === 2) || (stage === 3 && work !== 2) ? 'M' : ' '
+        if (stage === 3 && work === 2) {
+          // Staged and working tree both differ from HEAD; they may still differ from each other.
+          entry(x, 'M')
+          continue
+        }
+        if (x !== ' ' || y !== ' ') entry(x, y)
       }
       return out
-    },
+    }
 
-    async init(defaultBranch) {
-      await git.init({ fs, dir, defaultBranch })
-      invalidate()
-    },
+    return {
+      kind: 'isomorphic-git',
 
-    async add(prefix) {
-      const matrix = await git.statusMatrix({
-        ...base(),
-        ...(prefix === '' ? {} : { filepaths: [prefix] }),
-      })
-      const out: GitAddedPath[] = []
-      const conflicts = await unmerged()
-      for (const [path, , work, stage] of matrix) {
-        if (!inPrefix(path, prefix)) continue
-        if (work === 0) {
-          if (stage !== 0) {
-            await git.remove({ ...base(), filepath: path })
-            out.push({ path, action: 'remove' })
-          }
-          continue
+      head,
+
+      async status() {
+        return { head: await head(), entries: await worktreeStatus() }
+      },
+
+      async resolveCommit(ref) {
+        let oid: string | undefined
+        try {
+          oid = await git.resolveRef({ ...base(), ref })
+        } catch (error) {
+          if (!isNotFound(error) && (error as { code?: unknown }).code !== 'InvalidRefNameError')
+            throw error
         }
-        const same = (work === 1 && stage === 1) || (work === 2 && stage === 2)
-        if (same && !conflicts.has(path)) continue
-        await git.add({ ...base(), filepath: path })
-        out.push({ path, action: 'add' })
-      }
-      invalidate()
-      return out.sort((a, b) => compareBytes(a.path, b.path))
-    },
+        if (oid === undefined && /^[0-9a-f]{4,40}$/.test(ref)) {
+          try {
+            oid = await git.expandOid({ ...base(), oid: ref })
+          } catch (error) {
+            if (!isNotFound(error) && (error as { code?: unknown }).code !== 'AmbiguousError')
+              throw error
+          }
+        }
+        if (oid === undefined) return undefined
+        try {
+          // Peel annotated tags to their commit.
+          for (let i = 0; i < 8; i++) {
+            const object = await git.readObject({ ...base(), oid, format: 'parsed' })
+            if (object.type === 'commit') return oid
+            if (object.type !== 'tag') return undefined
+            oid = (object.object as { object: string }).object
+          }
+        } catch (error) {
+          if (isNotFound(error)) return undefined
+          throw error
+        }
+        return undefined
+      },
 
-    async commit(message, who) {
-      const person = {
-        name: who.name,
-        email: who.email,
-        timestamp: who.timestamp,
-        timezoneOffset: offsetOfTz(who.tz),
-      }
-      const oid = await git.commit({ ...base(), message, author: person, committer: person })
-      invalidate()
-      return oid
-    },
+      async log(start, skip, limit) {
+        const commits = await git.log({ ...base(), ref: start, depth: skip + limit })
+        return commits.slice(skip).map((c): GitCommit => ({
+          oid: c.oid,
+          parents: c.commit.parent,
+          author: signatureOf(c.commit.author),
+          committer: signatureOf(c.commit.committer),
+          message: c.commit.message.replace(/\n+$/, ''),
+        }))
+      },
+
+      async branches() {
+        const names = await git.listBranches({ ...base() })
+        const out: GitBranch[] = []
+        for (const name of names) {
+          if (name === 'HEAD') continue
+          out.push({ name, oid: await git.resolveRef({ ...base(), ref: `refs/heads/${name}` }) })
+        }
+        return out.sort((a, b) => compareBytes(a.name, b.name))
+      },
+
+      async createBranch(name, oid) {
+        await git.writeRef({ ...base(), ref: `refs/heads/${name}`, value: oid })
+        invalidate()
+      },
+
+      async treeChanges(from, to) {
+        const before = await treeFiles(from)
+        const after = await treeFiles(to)
+        const out: GitTreeChange[] = []
+        for (const [path, entry] of after) {
+          const old = before.get(path)
+          if (old === undefined || old.oid !== entry.oid || old.mode !== entry.mode)
+            out.push({ path, inTarget: true })
+        }
+        for (const path of before.keys()) if (!after.has(path)) out.push({ path, inTarget: false })
+        return out.sort((a, b) => compareBytes(a.path, b.path))
+      },
+
+      async checkout(target: GitCheckoutTarget, who) {
+        const ref = 'branch' in target ? target.branch : target.detach
+        const before = await headOid()
+        const from =
+          (await git.currentBranch({ ...base(), fullname: false, test: false })) ?? before ?? 'HEAD'
+        await git.checkout({ ...base(), ref })
+        // The HEAD reflog entry git writes (git branch reads it for "HEAD detached at").
+        const after = (await headOid()) ?? ZERO_OID
+        const log = (await readText(`${gitdir}/logs/HEAD`)) ?? ''
+        await writeWorkFile(
+          '.git/logs/HEAD',
+          encoder.encode(
+            `${log}${before ?? ZERO_OID} ${after} ${who.name} <${who.email}> ${who.timestamp} ${who.tz}\tcheckout: moving from ${from} to ${ref}\n`,
+          ),
+        )
+        invalidate()
+      },
+
+      async diff(ref, prefix) {
+        const conflicts = await unmerged()
+        const out: GitDiffFile[] = []
+        for (const path of conflicts.keys())
+          if (inPrefix(path, prefix)) out.push({ path, old: null, new: null, unmerged: true })
+        const index = await filesOf(git.STAGE(), prefix)
+        const base_ = ref === undefined ? index : await treeFiles(ref, prefix)
+        const paths = new Set([...base_.keys(), ...(ref === undefined ? [] : index.keys())])
+        for (const path of paths) {
+          if (conflicts.has(path)) continue
+          const old = base_.get(path)
+          // Against a commit, a path that is not in the index counts as deleted, as in git.
+          const data = ref !== undefined && !index.has(path) ? undefined : await workFile(path)
+          const mode = index.get(path)?.mode ?? old?.mode ?? '100644'
+          const oldSide = old === undefined ? null : { ...old, data: await readBlob(old.oid) }
+          if (data === undefined) {
+            if (oldSide !== null) out.push({ path, old: oldSide, new: null })
+            continue
+          }
+          if (oldSide !== null && compareData(oldSide.data, data)) continue
+          out.push({ path, old: oldSide, new: { mode, data } })
+        }
+        return out.sort((a, b) => compareBytes(a.path, b.path))
+      },
+
+      async stashList() {
+        const text = await readText(`${gitdir}/logs/refs/stash`)
+        if (text === undefined) return []
+        return text
+          .split('\n')
+          .filter((line) => line.length > 0)
+          .map((line) => line.slice(line.indexOf('\t') + 1))
+          .reverse()
+      },
+
+      async stashPush(message, indexMessage, who) {
+        const head = await headOid()
+        if (head === null) throw new IsoagentError('invalid_argument', 'no commit to stash on')
+        const headFiles = await treeFiles(head)
+        const index = await filesOf(git.STAGE())
+        const work: FileMap = new Map()
+        for (const [path, entry] of index) {
+          const data = await workFile(path)
+          if (data === undefined) continue
+          work.set(path, { oid: await git.writeBlob({ ...base(), blob: data }), mode: entry.mode })
+        }
+        const author = { name: who.name, email: who.email, timestamp: who.timestamp }
+        const timezoneOffset = offsetOfTz(who.tz)
+        const person = { ...author, timezoneOffset }
+        const indexCommit = await git.writeCommit({
+          ...base(),
+          commit: {
+            message: `${indexMessage}\n`,
+            tree: await writeTreeOf(index),
+            parent: [head],
+            author: person,
+            committer: person,
+          },
+        })
+        const stash = await git.writeCommit({
+          ...base(),
+          commit: {
+            message: `${message}\n`,
+            tree: await writeTreeOf(work),
+            parent: [head, indexCommit],
+            author: person,
+            committer: person,
+          },
+        })
+        let previous = ZERO_OID
+        try {
+          previous = await git.resolveRef({ ...base(), ref: 'refs/stash' })
+        } catch (error) {
+          if (!isNotFound(error)) throw error
+        }
+        await git.writeRef({ ...base(), ref: 'refs/stash', value: stash, force: true })
+        const log = (await readText(`${gitdir}/logs/refs/stash`)) ?? ''
+        await writeWorkFile(
+          '.git/logs/refs/stash',
+          encoder.encode(
+            `${log}${previous} ${stash} ${who.name} <${who.email}> ${who.timestamp} ${who.tz}\t${message}\n`,
+          ),
+        )
+        // Reset the stashed paths (index and working tree) to HEAD.
+        const touched = new Set<string>()
+        for (const [path, entry] of index) {
+          const h = headFiles.get(path)
+          const w = work.get(path)
+          if (h === undefined || h.oid !== entry.oid || w === undefined || w.oid !== h.oid)
+            touched.add(path)
+        }
+        for (const path of headFiles.keys()) if (!index.has(path)) touched.add(path)
+        for (const path of [...touched].sort(compareBytes)) {
+          const h = headFiles.get(path)
+          if (h === undefined) await removeWorkFile(path)
+          else await writeWorkFile(path, await readBlob(h.oid))
+          await git.resetIndex({ ...base(), filepath: path, ref: head })
+        }
+        invalidate()
+        return stash
+      },
+
+      async stashPop() {
+        const stash = await git.resolveRef({ ...base(), ref: 'refs/stash' })
+        const { commit } = await git.readCommit({ ...base(), oid: stash })
+        const [baseOid, indexOid] = commit.parent
+        if (baseOid === undefined || indexOid === undefined) {
+          throw new IsoagentError('unsupported', `stash@{0} (${stash}) is not a git stash commit`)
+        }
+        const baseFiles = await treeFiles(baseOid)
+        const indexFiles = await treeFiles((await git.readCommit({ ...base(), oid: indexOid })).oid)
+        const stashFiles = await treeFiles(stash)
+        const current = await filesOf(git.STAGE())
+        const changed = new Set<string>()
+        for (const [path, entry] of stashFiles)
+          if (baseFiles.get(path)?.oid !== entry.oid) changed.add(path)
+        for (const path of baseFiles.keys()) if (!stashFiles.has(path)) changed.add(path)
+        // Refuse (changing nothing) when a path the stash changes has local changes.
+        const blocked: string[] = []
+        for (const path of changed) {
+          const b = baseFiles.get(path)
+          const data = await workFile(path)
+          const inIndex = current.get(path)
+          if (b === undefined) {
+            if (data !== undefined || inIndex !== undefined) blocked.push(path)
+            continue
+          }
+          const workOid =
+            data === undefined ? undefined : await git.hashBlob({ object: data }).then((h) => h.oid)
+          if (inIndex?.oid !== b.oid || workOid !== b.oid) blocked.push(path)
+        }
+        if (blocked.length > 0) {
+          blocked.sort(compareBytes)
+          throw new IsoagentError(
+            'version_conflict',
+            `stash pop refused: local changes to ${blocked.join(', ')} would be overwritten; commit or stash them first`,
+            { data: { path: blocked[0], expected: 'clean', actual: 'modified', paths: blocked } },
+          )
+        }
+        for (const path of [...changed].sort(compareBytes)) {
+          const entry = stashFiles.get(path)
+          if (entry === undefined) {
+            await removeWorkFile(path)
+            if (!indexFiles.has(path)) await git.remove({ ...base(), filepath: path })
+            continue
+          }
+          await writeWorkFile(path, await readBlob(entry.oid))
+          if (!baseFiles.has(path) && indexFiles.has(path))
+            await git.add({ ...base(), filepath: path })
+        }
+        // Drop stash@{0}.
+        const log = ((await readText(`${gitdir}/logs/refs/stash`)) ?? '')
+          .split('\n')
+          .filter((line) => line.length > 0)
+        log.pop()
+        const last = log[log.length - 1]
+        if (last === undefined) {
+          await git.deleteRef({ ...base(), ref: 'refs/stash' })
+          await fs.promises.unlink(`${gitdir}/logs/refs/stash`).catch(() => undefined)
+        } else {
+          await git.writeRef({
+            ...base(),
+            ref: 'refs/stash',
+            value: last.split(' ')[1]!,
+            force: true,
+          })
+          await fs.promises.writeFile(`${gitdir}/logs/refs/stash`, `${log.join('\n')}\n`)
+        }
+        invalidate()
+        return stash
+      },
+
+      async remotes() {
+        const remotes = await git.listRemotes({ ...base() })
+        return remotes
+          .map((r): GitRemote => ({ name: r.remote, url: r.url }))
+          .sort((a, b) => compareBytes(a.name, b.name))
+      },
+
+      async worktrees() {
+        const main = await head()
+        const out: GitWorktree[] = [
+          { path: options.displayRoot ?? dir, head: main.oid, branch: main.branch, main: true },
+        ]
+        let ids: string[] = []
+        try {
+          ids = (await fs.promises.readdir(`${gitdir}/worktrees`)).sort(compareBytes)
+        } catch (error) {
+          if (!isNotFound(error) && (error as { code?: unknown }).code !== 'ENOTDIR') throw error
+        }
+        for (const id of ids) {
+          const pointer = (await readText(`${gitdir}/worktrees/${id}/gitdir`))?.trim()
+          const headText = (await readText(`${gitdir}/worktrees/${id}/HEAD`))?.trim()
+          if (pointer === undefined || headText === undefined) continue
+          const path = pointer.replace(/\/\.git$/, '')
+          if (headText.startsWith('ref: ')) {
+            const ref = headText.slice(5)
+            let oid: string | null = null
+            try {
+              oid = await git.resolveRef({ ...base(), ref })
+            } catch (error) {
+              if (!isNotFound(error)) throw error
+            }
+            out.push({ path, head: oid, branch: ref.replace(/^refs\/heads\//, ''), main: false })
+          } else out.push({ path, head: headText, branch: null, main: false })
+        }
+        return out
+      },
+
+      async init(defaultBranch) {
+        await git.init({ fs, dir, defaultBranch })
+        invalidate()
+      },
+
+      async add(prefix) {
+        const matrix = await git.statusMatrix({
+          ...base(),
+          ...(prefix === '' ? {} : { filepaths: [prefix] }),
+        })
+        const out: GitAddedPath[] = []
+        const conflicts = await unmerged()
+        for (const [path, , work, stage] of matrix) {
+          if (!inPrefix(path, prefix)) continue
+          if (work === 0) {
+            if (stage !== 0) {
+              await git.remove({ ...base(), filepath: path })
+              out.push({ path, action: 'remove' })
+            }
+            continue
+          }
+          const same = (work === 1 && stage === 1) || (work === 2 && stage === 2)
+          if (same && !conflicts.has(path)) continue
+          await git.add({ ...base(), filepath: path })
+          out.push({ path, action: 'add' })
+        }
+        invalidate()
+        return out.sort((a, b) => compareBytes(a.path, b.path))
+      },
+
+      async commit(message, who) {
+        const person = {
+          name: who.name,
+          email: who.email,
+          timestamp: who.timestamp,
+          timezoneOffset: offsetOfTz(who.tz),
+        }
+        const oid = await git.commit({ ...base(), message, author: person, committer: person })
+        invalidate()
+        return oid
+      },
+    }
   }
 }
 
