@@ -1,0 +1,261 @@
+import { IsoagentError } from '../../errors.ts'
+import { countLinesWith, hasFoldingSigns } from '../../text/byte-search.ts'
+import type { WorkspacePath } from '../../workspace/workspace-path.ts'
+import type { WorkspaceServices } from '../../workspace/workspace-services.ts'
+import type { BytePrefilter, LineMatcher } from './line-matcher.ts'
+import type { ScanRequest, ScanResult } from './scan-file.ts'
+
+// Scans over raw bytes: a file is decoded only where the prefilter's literals are, and the
+// results equal those of the decoding scan in scan-file.ts (test/unit/scan-equivalence.test.ts).
+
+/** Bytes of the first read: files up to this size are read in one call. */
+export const FIRST_READ_BYTES = 1 << 20
+/** A line longer than this (64 Mi characters) is not searched: the file is skipped and counted. */
+export const MAX_LINE_CHARS = 64 * 1024 * 1024
+
+/** Decodes files that arrive in one read, in one non-streaming call (several times faster). */
+export const WHOLE = new TextDecoder('utf-8')
+/** Decodes later blocks of a file, where a U+FEFF is text, not a byte order mark. */
+export const LATER = new TextDecoder('utf-8', { ignoreBOM: true })
+
+/** Whether one line (no line end) matches, judged as a scan over a block judges it. */
+function lineMatches(matcher: LineMatcher, line: string): boolean {
+  let hit = false
+  matcher.matchingLineStarts(line, () => {
+    hit = true
+    return false
+  })
+  return hit
+}
+
+/**
+ * Counting modes with a byte prefilter: the file is cut into blocks of whole lines; a block
+ * without the literal has no match and is never decoded, and a pure-literal pattern is counted
+ * in the bytes. Blocks that hold the literal (or a case-folding sign) are decoded and matched.
+ */
+export async function countWithPrefilter(
+  ws: WorkspaceServices,
+  path: WorkspacePath,
+  head: Uint8Array,
+  request: ScanRequest,
+  pre: BytePrefilter,
+  result: ScanResult,
+  signal: AbortSignal | undefined,
+): Promise<ScanResult> {
+  const max = request.firstOnly ? 1 : Number.POSITIVE_INFINITY
+  let first = true
+  const count = (block: Uint8Array) => {
+    const signs = pre.foldsNonAscii && hasFoldingSigns(block)
+    if (!signs && pre.exact) {
+      result.matches += countLinesWith(pre.find, block, max - result.matches)
+    } else if (!signs && pre.lineLocal) {
+      // Decode only the lines that hold the literal.
+      for (let at = pre.find(block, 0); at !== -1 && result.matches < max;) {
+        const start = at === 0 ? 0 : block.lastIndexOf(0x0a, at) + 1
+        let end = block.indexOf(0x0a, at)
+        if (end === -1) end = block.length
+        const bytes = block.subarray(start, end)
+        if (pre.others.every((f) => f(bytes, 0) !== -1)) {
+          const line = (first && start === 0 ? WHOLE : LATER).decode(bytes)
+          if (lineMatches(request.matcher, line)) result.matches++
+        }
+        at = end >= block.length ? -1 : pre.find(block, end + 1)
+      }
+    } else if (signs || pre.find(block, 0) !== -1) {
+      const text = (first ? WHOLE : LATER).decode(block)
+      request.matcher.matchingLineStarts(text, () => {
+        result.matches++
+        return result.matches < max
+      })
+    }
+    first = false
+    return result.matches < max
+  }
+  if (head.length < FIRST_READ_BYTES) {
+    count(head)
+    return result
+  }
+  const reader = (await ws.readStream(path, { offset: FIRST_READ_BYTES })).getReader()
+  try {
+    // Whole lines are counted where they lie; only a line split between chunks is copied.
+    let carry: Uint8Array = new Uint8Array(0)
+    let next: Uint8Array | undefined = head
+    for (;;) {
+      let value = next
+      next = undefined
+      if (value === undefined) {
+        if (signal?.aborted) throw new IsoagentError('cancelled', 'search cancelled')
+        const chunk = await reader.read()
+        if (chunk.done) {
+          if (carry.length > 0) count(carry)
+          return result
+        }
+        value = chunk.value
+      }
+      if (value.length === 0) continue
+      const firstEnd = value.indexOf(0x0a)
+      if (firstEnd === -1) {
+        carry = joined(carry, value)
+        // As the decoding scan does: a line past MAX_LINE_CHARS (UTF-16 units) skips the file.
+        if (carry.length > MAX_LINE_CHARS && LATER.decode(carry).length > MAX_LINE_CHARS) {
+          result.lineTooLong = true
+          result.matches = 0
+          return result
+        }
+        continue
+      }
+      const lastEnd = value.lastIndexOf(0x0a)
+      if (carry.length > 0) {
+        if (!count(joined(carry, value.subarray(0, firstEnd + 1)))) return result
+        if (lastEnd > firstEnd && !count(value.subarray(firstEnd + 1, lastEnd + 1))) return result
+      } else if (!count(value.subarray(0, lastEnd + 1))) return result
+      carry = value.subarray(lastEnd + 1)
+    }
+  } finally {
+    await reader.cancel().catch(() => {})
+  }
+}
+
+/**
+ * Whether a file larger than its first read holds the prefilter's literal (or a case-folding
+ * sign) anywhere: one pass over the raw bytes, so a large file without it is never decoded.
+ */
+export async function containsLiteral(
+  ws: WorkspaceServices,
+  path: WorkspacePath,
+  head: Uint8Array,
+  pre: BytePrefilter,
+  signal: AbortSignal | undefined,
+): Promise<boolean> {
+  const found = (bytes: Uint8Array) =>
+    pre.find(bytes, 0) !== -1 || (pre.foldsNonAscii && hasFoldingSigns(bytes))
+  if (found(head)) return true
+  // Keep the last bytes of each chunk, so a literal across a chunk boundary is seen.
+  const keep = pre.needle.bytes.length + 2
+  let tail = head.subarray(Math.max(0, head.length - keep))
+  const reader = (await ws.readStream(path, { offset: head.length })).getReader()
+  try {
+    for (;;) {
+      if (signal?.aborted) throw new IsoagentError('cancelled', 'search cancelled')
+      const { done, value } = await reader.read()
+      if (done) return false
+      if (value === undefined || value.length === 0) continue
+      const joined = new Uint8Array(tail.length + value.length)
+      joined.set(tail)
+      joined.set(value, tail.length)
+      if (found(joined)) return true
+      tail = joined.subarray(Math.max(0, joined.length - keep))
+    }
+  } finally {
+    await reader.cancel().catch(() => {})
+  }
+}
+
+function joined(a: Uint8Array, b: Uint8Array): Uint8Array {
+  if (a.length === 0) return b
+  const out = new Uint8Array(a.length + b.length)
+  out.set(a)
+  out.set(b, a.length)
+  return out
+}
+
+/**
+ * Content mode over a whole file's bytes with a line-local prefilter: only lines holding the
+ * required literals are decoded and matched; line numbers come from counting line ends in the
+ * bytes, and only printed lines (matches and their context) are decoded. Gives exactly the
+ * records of the decoding scan.
+ */
+export function contentInBytes(
+  bytes: Uint8Array,
+  request: ScanRequest,
+  pre: BytePrefilter,
+  result: ScanResult,
+): void {
+  const ctx = request.context
+  const size = bytes.length
+  // The last line ends at the final line end, or at the end of a file without one.
+  const lastLineEnd = size > 0 && bytes[size - 1] === 0x0a ? size - 1 : size
+  const decode = (start: number, end: number) => {
+    const text = (start === 0 ? WHOLE : LATER).decode(bytes.subarray(start, end))
+    return text.endsWith('\r') ? text.slice(0, -1) : text
+  }
+  const endOf = (start: number) => {
+    const end = bytes.indexOf(0x0a, start)
+    return end === -1 ? size : end
+  }
+  const emit = (line: number, start: number, end: number, match: boolean) => {
+    if (line <= result.shownThrough) return
+    result.records.push({ line, text: decode(start, end), match })
+    result.shownThrough = line
+  }
+  /** After-context owed: lines up to this number, starting after the last printed one. */
+  let owedThrough = 0
+  let owedFrom = { line: 0, start: 0 }
+  const flushAfter = (beforeLine: number) => {
+    let { line, start } = owedFrom
+    while (line < beforeLine && line <= owedThrough && start <= lastLineEnd && start < size) {
+      const end = endOf(start)
+      emit(line, start, end, false)
+      line++
+      start = end + 1
+    }
+    owedFrom = { line, start }
+  }
+  // Line number of the line starting at `counted`.
+  let counted = 0
+  let line = 1
+  let kept = 0
+  for (let at = pre.find(bytes, 0); at !== -1;) {
+    const start = at === 0 ? 0 : bytes.lastIndexOf(0x0a, at) + 1
+    const end = endOf(at)
+    for (
+      let nl = bytes.indexOf(0x0a, counted);
+      nl !== -1 && nl < start;
+      nl = bytes.indexOf(0x0a, nl + 1)
+    )
+      line++
+    counted = start
+    const next = () => (end >= size ? -1 : pre.find(bytes, end + 1))
+    if (line <= request.afterLine) {
+      at = next()
+      continue
+    }
+    const lineBytes = bytes.subarray(start, end)
+    if (!pre.others.every((f) => f(lineBytes, 0) !== -1)) {
+      at = next()
+      continue
+    }
+    const text = (start === 0 ? WHOLE : LATER).decode(lineBytes)
+    if (!lineMatches(request.matcher, text)) {
+      at = next()
+      continue
+    }
+    if (kept >= request.maxMatches) {
+      flushAfter(line)
+      result.more = true
+      return
+    }
+    flushAfter(line)
+    result.matches++
+    if (request.firstOnly) return
+    // Before-context: up to ctx lines above, found by stepping back over line ends.
+    let from = start
+    let first = line
+    for (let k = 0; k < ctx && from > 0; k++) {
+      from = from - 1 === 0 ? 0 : bytes.lastIndexOf(0x0a, from - 2) + 1
+      first--
+    }
+    for (let l = first, s = from; l < line; l++) {
+      const e = endOf(s)
+      emit(l, s, e, false)
+      s = e + 1
+    }
+    emit(line, start, end, true)
+    kept++
+    result.lastMatchLine = line
+    owedThrough = line + ctx
+    owedFrom = { line: line + 1, start: end + 1 }
+    at = next()
+  }
+  flushAfter(Number.POSITIVE_INFINITY)
+}
