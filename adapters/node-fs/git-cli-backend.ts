@@ -17,6 +17,7 @@ import {
   type GitTreeChange,
   type GitWorktree,
 } from '../../src/index.ts'
+import { trackGroup, untrackGroup } from './process-groups.ts'
 
 /** Options of {@link gitCliBackend}. */
 export interface GitCliBackendOptions {
@@ -55,27 +56,6 @@ const FINISH_GRACE_MS = 1_000
 const KILL_GRACE_MS = 500
 /** git runs in a process group of its own (POSIX), so filters it starts are stopped with it. */
 const GROUPS = process.platform !== 'win32'
-
-/** Process groups of git commands still running, stopped if the host process exits first. */
-const runningGroups = new Set<number>()
-let exitHookInstalled = false
-
-function trackGroup(pgid: number): void {
-  if (!exitHookInstalled) {
-    exitHookInstalled = true
-    // 'exit' handlers must be synchronous. SIGTERM, not SIGKILL: git then removes its locks.
-    process.once('exit', () => {
-      for (const group of runningGroups) {
-        try {
-          process.kill(-group, 'SIGTERM')
-        } catch {
-          // gone
-        }
-      }
-    })
-  }
-  runningGroups.add(pgid)
-}
 
 const ZERO_OID = '0000000000000000000000000000000000000000'
 const decoder = new TextDecoder()
@@ -237,10 +217,11 @@ function cliBackend(root: string, options: GitCliBackendOptions, call: CallState
       let stopping = false
       const timers: ReturnType<typeof setTimeout>[] = []
       const group = GROUPS ? child.pid : undefined
-      if (group !== undefined) trackGroup(group)
+      // At host exit: SIGTERM, so git removes its locks.
+      if (group !== undefined) trackGroup(group, 'SIGTERM')
       const settle = () => {
         settled = true
-        if (group !== undefined) runningGroups.delete(group)
+        if (group !== undefined) untrackGroup(group)
         for (const timer of timers) clearTimeout(timer)
         signal?.removeEventListener('abort', onAbort)
       }

@@ -11,6 +11,7 @@ import {
   type TreeEntry,
   type TreeSnapshot,
 } from '../../src/index.ts'
+import { signalGroup, trackGroup, untrackGroup } from './process-groups.ts'
 
 /** How long processes get after SIGTERM before the group gets SIGKILL (ms). */
 export const KILL_GRACE_MS = 1_000
@@ -57,21 +58,6 @@ export function baseShellEnv(): Record<string, string> {
   return env
 }
 
-/** Process groups of commands still running, killed at once if the host process exits. */
-const runningGroups = new Set<number>()
-let exitHookInstalled = false
-
-function trackGroup(pgid: number): void {
-  if (!exitHookInstalled) {
-    exitHookInstalled = true
-    // 'exit' handlers must be synchronous: SIGKILL, no grace.
-    process.once('exit', () => {
-      for (const group of runningGroups) signalGroup(group, 'SIGKILL')
-    })
-  }
-  runningGroups.add(pgid)
-}
-
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
 /**
@@ -105,14 +91,6 @@ export function liveGroupMembers(pgid: number): number {
     if (Number(fields[2]) === pgid && fields[0] !== 'Z' && fields[0] !== 'X') live++
   }
   return live
-}
-
-function signalGroup(pgid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pgid, signal)
-  } catch {
-    // ESRCH: the group is gone already.
-  }
 }
 
 /** SIGTERM the group, SIGKILL it after the grace, wait until it is gone; returns survivors. */
@@ -210,7 +188,7 @@ export function nodeShell(options: NodeShellOptions): Shell {
           if (settled) return
           settled = true
           cleanup()
-          if (pid !== undefined) runningGroups.delete(pid)
+          if (pid !== undefined) untrackGroup(pid)
           resolve({
             exitCode,
             signal: exitSignal,
@@ -252,7 +230,8 @@ export function nodeShell(options: NodeShellOptions): Shell {
           }
         })
         if (pid === undefined) return
-        trackGroup(pid)
+        // At host exit: SIGKILL at once, no grace.
+        trackGroup(pid, 'SIGKILL')
         child.stdout!.on('data', (chunk: Uint8Array) => request.onStdout(chunk))
         child.stderr!.on('data', (chunk: Uint8Array) => request.onStderr(chunk))
         child.stdout!.on('close', () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { seededTexts, type Piece } from '../helpers/seeded-texts.ts'
 import {
   compileLineMatcher,
   requiredLiteral,
@@ -15,51 +16,37 @@ function decodedCount(bytes: Uint8Array, pattern: string, caseSensitive: boolean
   return text.split('\n').filter((line) => re.test(line) || re.test(line.replace(/\r$/, ''))).length
 }
 
-/** A seeded generator of awkward texts: Kelvin and long-s signs, invalid UTF-8, BOM, CRLF. */
-function* texts(seed: number, count: number): Generator<Uint8Array> {
-  let s = seed
-  const rand = (n: number) => {
-    s = (Math.imul(s, 1103515245) + 12345) >>> 0
-    return s % n
-  }
-  const pieces: (string | number[])[] = [
-    'request',
-    'Request',
-    'REQUESTID',
-    'requestId',
-    'handler',
-    'HANDLER',
-    'Handler',
-    'fn  fooHandler',
-    'fn barhandler',
-    '\u212Aey',
-    'key',
-    'KEY',
-    'cla\u017F\u017F',
-    'class',
-    'CLASS',
-    '缓存',
-    'é',
-    ' ',
-    '\n',
-    '\r\n',
-    'x',
-    [0xc3], // truncated sequence
-    [0xe2, 0x28], // invalid continuation
-    [0xff],
-    [0xc5], // lead byte of ſ alone
-    [0xe2, 0x84], // two bytes of K
-  ]
-  for (let n = 0; n < count; n++) {
-    const parts: number[] = rand(5) === 0 ? [0xef, 0xbb, 0xbf] : []
-    const len = 1 + rand(40)
-    for (let i = 0; i < len; i++) {
-      const p = pieces[rand(pieces.length)]!
-      parts.push(...(typeof p === 'string' ? encoder.encode(p) : p))
-    }
-    yield new Uint8Array(parts)
-  }
-}
+/** Pieces of awkward texts: Kelvin and long-s signs, invalid UTF-8, CRLF. */
+const PIECES: Piece[] = [
+  'request',
+  'Request',
+  'REQUESTID',
+  'requestId',
+  'handler',
+  'HANDLER',
+  'Handler',
+  'fn  fooHandler',
+  'fn barhandler',
+  '\u212Aey',
+  'key',
+  'KEY',
+  'cla\u017F\u017F',
+  'class',
+  'CLASS',
+  '缓存',
+  'é',
+  ' ',
+  '\n',
+  '\r\n',
+  'x',
+  [0xc3], // truncated sequence
+  [0xe2, 0x28], // invalid continuation
+  [0xff],
+  [0xc5], // lead byte of ſ alone
+  [0xe2, 0x84], // two bytes of K
+]
+const texts = (seed: number, count: number) =>
+  seededTexts(seed, count, PIECES, { maxPieces: 40, bomOneIn: 5 })
 
 describe('byte prefilter', () => {
   const cases: [string, boolean][] = [

@@ -1,44 +1,29 @@
 import { describe, expect, it } from 'vitest'
+import { seededTexts, type Piece } from '../helpers/seeded-texts.ts'
 import { memoryWorkspace, WorkspacePath } from '../../adapters/index.ts'
 import { compileLineMatcher } from '../../src/tools/search/line-matcher.ts'
 import { scanFile, type ScanRequest } from '../../src/tools/search/scan-file.ts'
 
-const encoder = new TextEncoder()
-
-function* files(seed: number, count: number): Generator<Uint8Array> {
-  let s = seed
-  const rand = (n: number) => {
-    s = (Math.imul(s, 1103515245) + 12345) >>> 0
-    return s % n
-  }
-  const pieces: (string | number[])[] = [
-    'needle',
-    'Needle',
-    'NEEDLE',
-    'fn fooHandler',
-    'fn  Handler',
-    'handler',
-    'other text',
-    '缓存',
-    '\u212Aey',
-    ' ',
-    '\n',
-    '\n',
-    '\n',
-    '\r\n',
-    [0xc3],
-    [0xff],
-  ]
-  for (let n = 0; n < count; n++) {
-    const parts: number[] = rand(6) === 0 ? [0xef, 0xbb, 0xbf] : []
-    const len = rand(60)
-    for (let i = 0; i < len; i++) {
-      const p = pieces[rand(pieces.length)]!
-      parts.push(...(typeof p === 'string' ? encoder.encode(p) : p))
-    }
-    yield new Uint8Array(parts)
-  }
-}
+const PIECES: Piece[] = [
+  'needle',
+  'Needle',
+  'NEEDLE',
+  'fn fooHandler',
+  'fn  Handler',
+  'handler',
+  'other text',
+  '缓存',
+  '\u212Aey',
+  ' ',
+  '\n',
+  '\n',
+  '\n',
+  '\r\n',
+  [0xc3],
+  [0xff],
+]
+const files = (seed: number, count: number) =>
+  seededTexts(seed, count, PIECES, { maxPieces: 60, bomOneIn: 6 })
 
 /** The byte-level scans (prefilter) must give exactly what the decoding scan gives. */
 describe('scanFile with and without the byte prefilter', () => {
