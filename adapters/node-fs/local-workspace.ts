@@ -222,17 +222,24 @@ export function localWorkspace(
     return real
   }
   /**
+   * Where `path` lies below its parent's cached real path, without looking at its last
+   * component; undefined for the root or when the parent cannot be resolved that way.
+   */
+  function belowCachedParent(path: WorkspacePath): string | undefined {
+    if (path === '') return undefined
+    try {
+      return nodePath.join(realDir(WorkspacePath.parent(path)), WorkspacePath.basename(path))
+    } catch {
+      return undefined
+    }
+  }
+  /**
    * The real location of `path` when its last component is not a symlink: its parent's cached
    * real path joined with its name. Symlinks (and anything unusual) take the full resolution.
    */
   function resolveFast(path: WorkspacePath): string {
-    if (!syncIo || path === '') return resolve(path)
-    let candidate: string
-    try {
-      candidate = nodePath.join(realDir(WorkspacePath.parent(path)), WorkspacePath.basename(path))
-    } catch {
-      return resolve(path)
-    }
+    const candidate = syncIo ? belowCachedParent(path) : undefined
+    if (candidate === undefined) return resolve(path)
     let link
     try {
       link = lstatSync(candidate, { throwIfNoEntry: false })
@@ -248,20 +255,13 @@ export function localWorkspace(
    */
   function openSyncForRead(path: WorkspacePath): number {
     const flags = fsConstants.O_RDONLY | (fsConstants.O_NONBLOCK ?? 0)
-    if (O_NOFOLLOW !== undefined && path !== '') {
-      let candidate: string | undefined
+    const candidate = O_NOFOLLOW === undefined ? undefined : belowCachedParent(path)
+    if (candidate !== undefined) {
       try {
-        candidate = nodePath.join(realDir(WorkspacePath.parent(path)), WorkspacePath.basename(path))
-      } catch {
-        candidate = undefined
-      }
-      if (candidate !== undefined) {
-        try {
-          return openSync(candidate, flags | O_NOFOLLOW)
-        } catch (error) {
-          const code = (error as NodeJS.ErrnoException).code
-          if (code !== 'ELOOP' && code !== 'ENOENT') throw error
-        }
+        return openSync(candidate, flags | (O_NOFOLLOW ?? 0))
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code
+        if (code !== 'ELOOP' && code !== 'ENOENT') throw error
       }
     }
     return openSync(resolve(path), flags)

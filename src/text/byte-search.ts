@@ -47,15 +47,6 @@ export function byteNeedle(literal: string, caseInsensitive: boolean): ByteNeedl
 
 const isLetter = (b: number) => (b | 0x20) >= 0x61 && (b | 0x20) <= 0x7a
 
-/** Whether `text` holds U+212A (E2 84 AA) or U+017F (C5 BF). */
-export function hasFoldingSigns(text: Uint8Array): boolean {
-  for (let at = text.indexOf(0x84); at !== -1; at = text.indexOf(0x84, at + 1))
-    if (at > 0 && text[at - 1] === 0xe2 && text[at + 1] === 0xaa) return true
-  for (let at = text.indexOf(0xbf); at !== -1; at = text.indexOf(0xbf, at + 1))
-    if (at > 0 && text[at - 1] === 0xc5) return true
-  return false
-}
-
 /** A compiled finder: the offset of the next occurrence at or after `from`, or -1. */
 export type ByteFinder = (text: Uint8Array, from: number) => number
 
@@ -120,4 +111,23 @@ export function countLinesWith(find: ByteFinder, text: Uint8Array, max: number):
     at = find(text, end + 1)
   }
   return count
+}
+
+const sequence = (...bytes: number[]): ByteFinder =>
+  byteFinder({ bytes: new Uint8Array(bytes), foldAsciiCase: false, foldsNonAscii: false })
+const KELVIN_SIGN = sequence(0xe2, 0x84, 0xaa)
+const LONG_S = sequence(0xc5, 0xbf)
+const CAPITAL_I_WITH_DOT = sequence(0xc4, 0xb0)
+
+/** Whether `text` holds U+212A KELVIN SIGN or U+017F LONG S, which case-fold to `k` and `s`. */
+export function hasFoldingSigns(text: Uint8Array): boolean {
+  return KELVIN_SIGN(text, 0) !== -1 || LONG_S(text, 0) !== -1
+}
+
+/**
+ * Whether `text` holds U+212A KELVIN SIGN or U+0130, which `toLowerCase` turns into `k` and
+ * `i̇` (an ASCII `i` and a combining dot).
+ */
+export function hasLowerCasingSigns(text: Uint8Array): boolean {
+  return KELVIN_SIGN(text, 0) !== -1 || CAPITAL_I_WITH_DOT(text, 0) !== -1
 }

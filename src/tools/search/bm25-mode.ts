@@ -1,5 +1,10 @@
 import { IsoagentError } from '../../errors.ts'
-import { byteFinder, byteNeedle, type ByteFinder } from '../../text/byte-search.ts'
+import {
+  byteFinder,
+  byteNeedle,
+  hasLowerCasingSigns,
+  type ByteFinder,
+} from '../../text/byte-search.ts'
 import { looksBinary } from '../../text/bytes.ts'
 import { toolSuccess, type ToolResult } from '../../tool-result.ts'
 import { WorkspacePath } from '../../workspace/workspace-path.ts'
@@ -33,15 +38,6 @@ function termFinder(term: string): TermFinder {
   return needle === undefined ? { term } : { term, find: byteFinder(needle) }
 }
 
-/** Signs that lower-case into ASCII letters: U+212A (E2 84 AA) → k, U+0130 (C4 B0) → i. */
-function lowersIntoAscii(bytes: Uint8Array): boolean {
-  for (let at = bytes.indexOf(0x84); at !== -1; at = bytes.indexOf(0x84, at + 1))
-    if (at > 0 && bytes[at - 1] === 0xe2 && bytes[at + 1] === 0xaa) return true
-  for (let at = bytes.indexOf(0xb0); at !== -1; at = bytes.indexOf(0xb0, at + 1))
-    if (at > 0 && bytes[at - 1] === 0xc4) return true
-  return false
-}
-
 /** How many of the terms the file contains. */
 function countTerms(finders: TermFinder[], bytes: Uint8Array): number {
   let text: string | undefined
@@ -49,7 +45,7 @@ function countTerms(finders: TermFinder[], bytes: Uint8Array): number {
   let distinct = 0
   for (const f of finders) {
     if (f.find !== undefined) {
-      signs ??= lowersIntoAscii(bytes)
+      signs ??= hasLowerCasingSigns(bytes)
       if (!signs) {
         if (f.find(bytes, 0) !== -1) distinct++
         continue

@@ -120,19 +120,15 @@ export async function scanFile(
   const ctx = request.keepText ? request.context : 0
   // Small files (most of a tree) take one read; larger ones stream the rest in chunks.
   const head = await ws.read(path, { offset: 0, length: FIRST_READ_BYTES })
-  const pre = request.matcher.prefilter
-  if (pre !== undefined && !request.keepText) {
-    if (head.subarray(0, BINARY_SNIFF_BYTES).indexOf(0) !== -1) {
-      result.binary = true
-      return result
-    }
-    return countWithPrefilter(ws, path, head, request, pre, result, signal)
+  // The first read holds the first 8 KiB (or the whole file), where a NUL marks it binary.
+  if (head.subarray(0, BINARY_SNIFF_BYTES).indexOf(0) !== -1) {
+    result.binary = true
+    return result
   }
-  if (
-    pre !== undefined &&
-    pre.lineLocal &&
-    head.subarray(0, BINARY_SNIFF_BYTES).indexOf(0) === -1
-  ) {
+  const pre = request.matcher.prefilter
+  if (pre !== undefined && !request.keepText)
+    return countWithPrefilter(ws, path, head, request, pre, result, signal)
+  if (pre !== undefined && pre.lineLocal) {
     // Files up to CONTENT_BYTES_MAX are scanned whole in their bytes.
     let whole: Uint8Array | undefined = head
     if (head.length === FIRST_READ_BYTES) {
@@ -154,7 +150,6 @@ export async function scanFile(
   if (
     pre !== undefined &&
     head.length === FIRST_READ_BYTES &&
-    head.subarray(0, BINARY_SNIFF_BYTES).indexOf(0) === -1 &&
     !(await containsLiteral(ws, path, head, pre, signal))
   )
     return result
@@ -169,7 +164,6 @@ export async function scanFile(
     return reader.read()
   }
   let decoder: TextDecoder | undefined
-  let sniffed = 0
   let pending = ''
   /** Complete lines carried from the previous block for before-context. */
   let prefix: string[] = []
@@ -277,13 +271,6 @@ export async function scanFile(
       if (signal?.aborted) throw new IsoagentError('cancelled', 'search cancelled')
       const { done: end, value } = await nextChunk()
       if (value !== undefined && value.length > 0) {
-        if (sniffed < BINARY_SNIFF_BYTES) {
-          if (value.subarray(0, BINARY_SNIFF_BYTES - sniffed).indexOf(0) !== -1) {
-            result.binary = true
-            return result
-          }
-          sniffed += Math.min(value.length, BINARY_SNIFF_BYTES - sniffed)
-        }
         if (end && decoder === undefined) {
           // The whole file in one piece: look for the required literal in the bytes first.
           if (
