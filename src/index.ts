@@ -71,6 +71,7 @@ export {
   GIT_LIMIT,
 } from './tools/git/git.ts'
 export type { GitAuthor } from './tools/git/git.ts'
+export { runFileScanJob } from './tools/search/scan-job.ts'
 export { isomorphicGitBackend } from './tools/git/isomorphic-backend.ts'
 export type { IsomorphicBackendOptions } from './tools/git/isomorphic-backend.ts'
 export { workspaceGitFs } from './tools/git/fs-bridge.ts'

@@ -12,6 +12,7 @@ import {
   statSync,
 } from 'node:fs'
 import * as fs from 'node:fs/promises'
+import { availableParallelism } from 'node:os'
 import * as nodePath from 'node:path'
 import * as nodeFs from 'node:fs'
 import {
@@ -33,6 +34,7 @@ import {
   type WriteOptions,
 } from '../../src/index.ts'
 import { nodeShell } from './node-shell.ts'
+import { workerScanner } from './scan-pool.ts'
 import { gitCliAvailable, gitCliBackend } from './git-cli-backend.ts'
 
 /** Options of {@link localWorkspace}. */
@@ -64,6 +66,27 @@ export interface LocalWorkspaceOptions {
    * give identical results; the CLI is much faster on large repositories.
    */
   git?: 'auto' | 'cli' | 'isomorphic'
+  /**
+   * Worker threads that read and scan files for `search` grep while the calling thread walks
+   * the tree (default: one per CPU, at most 4; 0 on a single CPU). 0 scans on the calling
+   * thread only. Workers start on the first large grep and exit after 10 s without work.
+   */
+  searchThreads?: number
+}
+
+/**
+ * `n` bytes to read into, not zeroed (every byte handed out is overwritten by the read): small
+ * ones come from Node's shared buffer pool, so reading many small files allocates little.
+ */
+function scratchBytes(n: number): Uint8Array {
+  const b = Buffer.allocUnsafe(n)
+  return new Uint8Array(b.buffer, b.byteOffset, n)
+}
+
+/** See {@link LocalWorkspaceOptions.searchThreads}. */
+function defaultSearchThreads(): number {
+  const cpus = availableParallelism()
+  return cpus > 1 ? Math.min(cpus, 4) : 0
 }
 
 /** Reads up to this many bytes are served synchronously (see `syncMetadata`). */
@@ -132,6 +155,30 @@ export function localWorkspace(
   root: string,
   options: LocalWorkspaceOptions = {},
 ): WorkspaceServices {
+  return openLocalWorkspace(root, options).workspace
+}
+
+/** A directory's checked real path and when it was checked (`Date.now()`), as cached. */
+export interface DirHint {
+  path: WorkspacePath
+  real: string
+  at: number
+}
+
+/** A local workspace with the hooks its search workers use to share checked directories. */
+export interface LocalWorkspaceInternals {
+  workspace: WorkspaceServices
+  /** Fresh cache entries of the parent directories of `paths`. */
+  dirHints(paths: readonly WorkspacePath[]): DirHint[]
+  /** Adopt another thread's fresh entries (each still expires {@link DIR_CACHE_MS} after its check). */
+  seedDirs(hints: readonly DirHint[]): void
+}
+
+/** {@link localWorkspace} with its internal hooks (for the search workers). */
+export function openLocalWorkspace(
+  root: string,
+  options: LocalWorkspaceOptions = {},
+): LocalWorkspaceInternals {
   let realRoot: string
   try {
     realRoot = realpathSync(nodePath.resolve(root))
@@ -157,6 +204,23 @@ export function localWorkspace(
     ...(options.shellMaxProcesses !== undefined ? { maxProcesses: options.shellMaxProcesses } : {}),
   })
   const withLock = keyedLock()
+  const threads = options.searchThreads ?? defaultSearchThreads()
+  if (!Number.isInteger(threads) || threads < 0)
+    throw new IsoagentError('invalid_argument', 'searchThreads must be a whole number ≥ 0')
+  const scanner =
+    threads > 0
+      ? workerScanner({
+          root: realRoot,
+          threads,
+          hints: (paths) => dirHints(paths),
+          options: {
+            ...(options.readChunkBytes !== undefined
+              ? { readChunkBytes: options.readChunkBytes }
+              : {}),
+            ...(options.syncMetadata !== undefined ? { syncMetadata: options.syncMetadata } : {}),
+          },
+        })
+      : undefined
 
   const contained = (real: string) => real === realRoot || real.startsWith(realRoot + nodePath.sep)
   const escape = (path: string) =>
@@ -220,6 +284,28 @@ export function localWorkspace(
     if (dirCache.size >= DIR_CACHE_MAX) dirCache.clear()
     dirCache.set(path, { real, at: now })
     return real
+  }
+  function dirHints(paths: readonly WorkspacePath[]): DirHint[] {
+    const now = Date.now()
+    const hints: DirHint[] = []
+    let last: string | undefined
+    for (const p of paths) {
+      const parent = WorkspacePath.parent(p)
+      if (parent === last || parent === '') continue
+      last = parent
+      const hit = dirCache.get(parent)
+      if (hit !== undefined && now - hit.at < DIR_CACHE_MS)
+        hints.push({ path: parent, real: hit.real, at: hit.at })
+    }
+    return hints
+  }
+  function seedDirs(hints: readonly DirHint[]) {
+    const now = Date.now()
+    for (const h of hints) {
+      if (now - h.at >= DIR_CACHE_MS || !contained(h.real)) continue
+      if (dirCache.size >= DIR_CACHE_MAX) dirCache.clear()
+      dirCache.set(h.path, { real: h.real, at: h.at })
+    }
   }
   /**
    * Where `path` lies below its parent's cached real path, without looking at its last
@@ -333,7 +419,7 @@ export function localWorkspace(
         })
       const [start, end] = span(range, s.size)
       if (end - start > SYNC_READ_MAX_BYTES) return undefined
-      const out = new Uint8Array(end - start)
+      const out = scratchBytes(end - start)
       let at = 0
       while (at < out.length) {
         const n = readSync(fd, out, at, out.length - at, start + at)
@@ -373,7 +459,7 @@ export function localWorkspace(
     }
   }
 
-  return {
+  const workspace: WorkspaceServices = {
     capabilities: {
       read: true,
       write: true,
@@ -388,6 +474,10 @@ export function localWorkspace(
     descriptor: { kind: 'local', root: realRoot },
     shell,
     gitFs: localGitBackend(realRoot, options.git ?? 'auto'),
+    ...(scanner ? { scanner } : {}),
+    async close() {
+      await scanner?.close()
+    },
 
     async stat(path) {
       return statReal(resolveFast(path), path)
@@ -420,7 +510,7 @@ export function localWorkspace(
         async pull(controller) {
           try {
             const want = Math.min(chunkBytes, remaining)
-            const buffer = new Uint8Array(want)
+            const buffer = scratchBytes(want)
             // A chunk from the page cache takes well under a millisecond to copy: with
             // syncMetadata it is read in place instead of through the thread pool.
             const bytesRead =
@@ -553,5 +643,6 @@ export function localWorkspace(
         throw fromErrno(error, from, 'rename')
       }
     },
-  } satisfies WorkspaceServices
+  }
+  return { workspace, dirHints, seedDirs }
 }

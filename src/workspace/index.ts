@@ -12,6 +12,13 @@ export type {
   WriteOutcome,
   WritePrecondition,
 } from './workspace-services.ts'
+export type {
+  FileScanJob,
+  FileScanner,
+  FileScanOutcome,
+  ScanRecord,
+  ScanResult,
+} from './file-scanner.ts'
 export type { Shell, ShellOutcome, ShellRequest, TreeEntry, TreeSnapshot } from './shell.ts'
 export { WorkspacePath, MAX_PATH_LENGTH, MAX_SEGMENT_BYTES } from './workspace-path.ts'
 export type { ParsePathOptions } from './workspace-path.ts'

@@ -1,4 +1,5 @@
 import type { WorkspaceCapabilities } from './capabilities.ts'
+import type { FileScanner } from './file-scanner.ts'
 import type { Shell } from './shell.ts'
 import type { GitBackend } from './git-backend.ts'
 import type { WorkspacePath } from './workspace-path.ts'
@@ -117,6 +118,8 @@ export interface WorkspaceServices {
    * `capabilities.git` is true, the `git` tool runs isomorphic-git over this port.
    */
   readonly gitFs?: GitBackend
+  /** Scans files for grep on other threads; the search tool scans on its own without one. */
+  readonly scanner?: FileScanner
   /** Release backend resources. */
   close?(): Promise<void>
 }

@@ -240,8 +240,12 @@ function ourGrepArgs(c: GrepCase, outputMode: string): Record<string, unknown> {
 
 const backends = [
   {
-    name: 'local disk',
-    open: (fx: Fixture) => Agent.create().session(localWorkspace(fx.root)),
+    name: 'local disk, scanned on worker threads',
+    open: (fx: Fixture) => Agent.create().session(localWorkspace(fx.root, { searchThreads: 2 })),
+  },
+  {
+    name: 'local disk, scanned on the calling thread',
+    open: (fx: Fixture) => Agent.create().session(localWorkspace(fx.root, { searchThreads: 0 })),
   },
   {
     name: 'memory',

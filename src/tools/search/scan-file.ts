@@ -11,22 +11,16 @@ import {
 import { BINARY_SNIFF_BYTES } from '../../text/bytes.ts'
 import type { WorkspacePath } from '../../workspace/workspace-path.ts'
 import type { WorkspaceServices } from '../../workspace/workspace-services.ts'
+import type { ScanResult } from '../../workspace/file-scanner.ts'
 import type { LineMatcher } from './line-matcher.ts'
 
 export { MAX_LINE_CHARS } from './scan-bytes.ts'
+export type { ScanRecord, ScanResult } from '../../workspace/file-scanner.ts'
 
 /** Text handed to the matcher at once; files are streamed in blocks of about this size. */
 const BLOCK_CHARS = 1 << 20
 /** Content mode reads a file with a line-local prefilter whole up to this size (12 MiB). */
 const CONTENT_BYTES_MAX = 12 * 1024 * 1024
-
-/** One printed line of a content-mode result. */
-export interface ScanRecord {
-  /** 1-based line number. */
-  line: number
-  text: string
-  match: boolean
-}
 
 /** What to look for in one file. */
 export interface ScanRequest {
@@ -43,22 +37,6 @@ export interface ScanRequest {
   shownThrough: number
   /** Content mode: keep at most this many matching lines; `more` says if another follows. */
   maxMatches: number
-}
-
-/** What one file gave. */
-export interface ScanResult {
-  binary: boolean
-  /** Matching lines seen (all of them unless the scan stopped early). */
-  matches: number
-  records: ScanRecord[]
-  /** Line of the last kept match (0 if none). */
-  lastMatchLine: number
-  /** Last line printed, match or context (for the next page's dedupe). */
-  shownThrough: number
-  /** Content mode: more matching lines follow the kept ones. */
-  more: boolean
-  /** The file has a line over {@link MAX_LINE_CHARS} and was skipped. */
-  lineTooLong?: boolean
 }
 
 /**

@@ -6,7 +6,15 @@ import { READ_ONLY, type ToolContext, type ToolSpec } from '../tool.ts'
 import { runBm25 } from './bm25-mode.ts'
 import { compileLineMatcher } from './line-matcher.ts'
 import { compilePathGlob, prunerFor } from './path-filter.ts'
-import { scanFile, truncateMatches, type ScanRecord, type ScanResult } from './scan-file.ts'
+import {
+  scanFile,
+  truncateMatches,
+  type ScanRecord,
+  type ScanRequest,
+  type ScanResult,
+} from './scan-file.ts'
+import { outcomeError } from './scan-job.ts'
+import type { FileScanJob } from '../../workspace/file-scanner.ts'
 import { walkFiles, type WalkSkips } from './walk.ts'
 
 /** Page sizes: paged modes (grep, glob) and ranked mode (bm25). */
@@ -17,6 +25,10 @@ export const SEARCH_LIMITS = {
 } as const
 /** Files scanned concurrently ahead of the one being consumed. */
 const SCAN_AHEAD = 16
+/** A grep scans this many files itself before it hands any to the workspace's scanner. */
+const SCAN_HERE_FIRST = 64
+/** Files per batch handed to the scanner; each thread gets up to four batches ahead. */
+const SCANNER_BATCH = 32
 /**
  * A paged search that runs longer stops at a file boundary and returns what it has, with a
  * cursor; `summary` (a full scan by definition) is exempt.
@@ -300,50 +312,100 @@ async function runGrep(args: SearchArgs, context: ToolContext): Promise<ToolResu
     ...(enter ? { enter } : {}),
     ...(position && !backend ? { after: position.p, inclusive: resumeInside } : {}),
   })
-  // Scan up to SCAN_AHEAD files concurrently (I/O overlaps; on S3 these are parallel GETs),
-  // consuming the results strictly in walk order.
+  // Scan up to SCAN_AHEAD files concurrently (I/O overlaps; on S3 these are parallel GETs), or
+  // hand batches to the workspace's scanner threads once the walk proves long enough; the
+  // results are consumed strictly in walk order.
   const ahead = new AbortController()
   const stopAhead = () => ahead.abort()
   context.signal.addEventListener('abort', stopAhead, { once: true })
   const pathOrderContent = outputMode === 'content' && !backend
+  const request: ScanRequest = {
+    matcher,
+    keepText: outputMode === 'content',
+    firstOnly: outputMode === 'files_with_matches',
+    context: ctxLines,
+    afterLine: 0,
+    shownThrough: 0,
+    // A page never holds more than `limit` matches; the consumer trims to what is left.
+    maxMatches: pathOrderContent ? limit : Number.POSITIVE_INFINITY,
+  }
+  const scanner = context.workspace.scanner
+  const threads = scanner?.threads ?? 0
+  const job: FileScanJob = {
+    pattern: args.query,
+    caseSensitive: args.case_sensitive ?? true,
+    keepText: request.keepText,
+    firstOnly: request.firstOnly,
+    context: request.context,
+    maxMatches: request.maxMatches,
+  }
+  type Outcome = { result?: ScanResult; error?: unknown }
+  const scanHere = (path: WorkspacePath, here: boolean): Promise<Outcome> =>
+    scanFile(
+      context.workspace,
+      path,
+      here ? { ...request, afterLine: position!.l, shownThrough: position!.s } : request,
+      ahead.signal,
+    ).then(
+      (result) => ({ result }),
+      (error: unknown) => ({ error }),
+    )
   async function* scans() {
-    const queue: {
-      path: string
+    interface Item {
+      path: WorkspacePath
       here: boolean
-      outcome: Promise<{ result?: ScanResult; error?: unknown }>
-    }[] = []
+      outcome: Promise<Outcome>
+      settle?: (outcome: Promise<Outcome>) => void
+    }
+    const queue: Item[] = []
+    let batch: Item[] = []
+    let walked = 0
+    const dispatch = () => {
+      const items = batch
+      batch = []
+      const outcomes = scanner!.scan(
+        job,
+        items.map((item) => item.path),
+        ahead.signal,
+      )
+      items.forEach((item, k) => {
+        item.settle!(
+          outcomes.then(
+            (all) => {
+              const error = outcomeError(all[k]!)
+              return error === undefined
+                ? { result: (all[k] as { result: ScanResult }).result }
+                : { error }
+            },
+            // The scanner failed (not the file): scan it here instead.
+            () => scanHere(item.path, false),
+          ),
+        )
+        delete item.settle
+      })
+    }
+    const take = async (): Promise<Item & Outcome> => {
+      const item = queue.shift()!
+      if (item.settle !== undefined) dispatch()
+      return { ...item, ...(await item.outcome) }
+    }
     try {
       for await (const path of walk) {
         if (include !== undefined && !include(path)) continue
         const here = resumeInside && path === position!.p
-        const outcome = scanFile(
-          context.workspace,
-          path,
-          {
-            matcher,
-            keepText: outputMode === 'content',
-            firstOnly: outputMode === 'files_with_matches',
-            context: ctxLines,
-            afterLine: here ? position!.l : 0,
-            shownThrough: here ? position!.s : 0,
-            // A page never holds more than `limit` matches; the consumer trims to what is left.
-            maxMatches: pathOrderContent ? limit : Number.POSITIVE_INFINITY,
-          },
-          ahead.signal,
-        ).then(
-          (result) => ({ result }),
-          (error: unknown) => ({ error }),
-        )
-        queue.push({ path, here, outcome })
-        if (queue.length >= SCAN_AHEAD) {
-          const item = queue.shift()!
-          yield { path: item.path, here: item.here, ...(await item.outcome) }
-        }
+        const pooled = threads > 0 && !here && ++walked > SCAN_HERE_FIRST
+        let item: Item
+        if (pooled) {
+          let settle!: (outcome: Promise<Outcome>) => void
+          const outcome = new Promise<Outcome>((resolve) => (settle = resolve))
+          item = { path, here, outcome, settle }
+          batch.push(item)
+          if (batch.length === SCANNER_BATCH) dispatch()
+        } else item = { path, here, outcome: scanHere(path, here) }
+        queue.push(item)
+        if (queue.length >= (pooled ? SCANNER_BATCH * 4 * threads : SCAN_AHEAD)) yield take()
       }
-      while (queue.length > 0) {
-        const item = queue.shift()!
-        yield { path: item.path, here: item.here, ...(await item.outcome) }
-      }
+      while (queue.length > 0) yield take()
     } finally {
       ahead.abort()
       context.signal.removeEventListener('abort', stopAhead)

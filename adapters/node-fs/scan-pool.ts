@@ -1,0 +1,184 @@
+import { createRequire } from 'node:module'
+import { pathToFileURL } from 'node:url'
+import { Worker } from 'node:worker_threads'
+import {
+  IsoagentError,
+  type FileScanJob,
+  type FileScanner,
+  type FileScanOutcome,
+  type WorkspacePath,
+} from '../../src/index.ts'
+import type {
+  ScanWorkerData,
+  ScanWorkerReply,
+  ScanWorkerRequest,
+  ScanWorkerRequestHints,
+} from './scan-worker.ts'
+
+/** Options of {@link workerScanner}. */
+export interface WorkerScannerOptions extends ScanWorkerData {
+  /** Worker threads (at least 1). */
+  threads: number
+  /** Facts sent along with each batch, handed to the worker's `seed` (checked directories). */
+  hints?: (paths: readonly WorkspacePath[]) => ScanWorkerRequestHints
+  /** Workers with nothing to do for this long exit (default 10 s); the next scan starts them. */
+  idleMs?: number
+}
+
+/** A {@link FileScanner} that can also be shut down. */
+export interface WorkerScanner extends FileScanner {
+  /** Stop every worker; a later scan starts them again. */
+  close(): Promise<void>
+}
+
+/** After this many workers failed to start or died, the scanner reports 0 threads. */
+const MAX_FAILURES = 3
+
+interface Slot {
+  worker: Worker
+  /** Batches sent and not yet answered. */
+  busy: number
+}
+
+interface Waiting {
+  slot: Slot
+  resolve(outcomes: FileScanOutcome[]): void
+  reject(error: unknown): void
+}
+
+/**
+ * How to start a worker: the built `scan-worker.js` next to this file, or, when this module runs
+ * from its TypeScript source (tests, benchmarks), `scan-worker.ts` loaded through tsx.
+ */
+function workerEntry(): { entry: URL | string; eval: boolean } {
+  if (!import.meta.url.endsWith('.ts'))
+    return { entry: new URL('./scan-worker.js', import.meta.url), eval: false }
+  // tsx's ESM entry sits beside the CommonJS one that require.resolve finds.
+  const tsxApi = createRequire(import.meta.url)
+    .resolve('tsx/esm/api')
+    .replace(/\.cjs$/, '.mjs')
+  const tsx = pathToFileURL(tsxApi).href
+  const source = new URL('./scan-worker.ts', import.meta.url).href
+  return {
+    entry: `(async () => { (await import(${JSON.stringify(tsx)})).register(); await import(${JSON.stringify(source)}) })()`,
+    eval: true,
+  }
+}
+
+/**
+ * Scan files for grep on worker threads, each running the search tool's own scan over its own
+ * local workspace at the same root (so the same containment checks). Workers start on the first
+ * scan, keep the process alive only while they have work, and exit when idle. If they cannot
+ * run, `scan` rejects and the search tool scans on its own thread.
+ */
+export function workerScanner(options: WorkerScannerOptions): WorkerScanner {
+  const idleMs = options.idleMs ?? 10_000
+  const data: ScanWorkerData = { root: options.root, options: options.options }
+  let slots: Slot[] = []
+  const waiting = new Map<number, Waiting>()
+  let nextId = 1
+  let failures = 0
+  let idleTimer: ReturnType<typeof setTimeout> | undefined
+
+  const retire = (slot: Slot, error: unknown) => {
+    if (!slots.includes(slot)) return
+    slots = slots.filter((s) => s !== slot)
+    failures++
+    for (const [id, w] of waiting) {
+      if (w.slot !== slot) continue
+      waiting.delete(id)
+      w.reject(error)
+    }
+    void slot.worker.terminate()
+  }
+
+  const spawn = (): Slot => {
+    const { entry, eval: isCode } = workerEntry()
+    const worker = new Worker(entry, { workerData: data, eval: isCode })
+    worker.unref()
+    const slot: Slot = { worker, busy: 0 }
+    worker.on('message', (reply: ScanWorkerReply) => {
+      const w = waiting.get(reply.id)
+      if (w === undefined) return
+      waiting.delete(reply.id)
+      if (--slot.busy === 0) worker.unref()
+      if ('outcomes' in reply) w.resolve(reply.outcomes)
+      else
+        w.reject(
+          reply.cancelled
+            ? new IsoagentError('cancelled', 'search cancelled')
+            : new IsoagentError('internal', `scan worker failed: ${reply.failed}`),
+        )
+      if (waiting.size === 0) scheduleIdle()
+    })
+    worker.on('error', (error) => retire(slot, error))
+    worker.on('exit', (code) =>
+      retire(slot, new IsoagentError('internal', `scan worker exited with code ${code}`)),
+    )
+    return slot
+  }
+
+  const stopAll = async () => {
+    const all = slots
+    slots = []
+    await Promise.all(all.map((s) => s.worker.terminate()))
+  }
+
+  const scheduleIdle = () => {
+    clearTimeout(idleTimer)
+    idleTimer = setTimeout(() => {
+      if (waiting.size === 0) void stopAll()
+    }, idleMs)
+    idleTimer.unref?.()
+  }
+
+  return {
+    get threads() {
+      return failures >= MAX_FAILURES ? 0 : options.threads
+    },
+    scan(job: FileScanJob, paths: readonly WorkspacePath[], signal?: AbortSignal) {
+      if (signal?.aborted) return Promise.reject(new IsoagentError('cancelled', 'search cancelled'))
+      if (failures >= MAX_FAILURES)
+        return Promise.reject(new IsoagentError('unsupported', 'scan workers cannot run here'))
+      clearTimeout(idleTimer)
+      while (slots.length < options.threads) slots.push(spawn())
+      const slot = slots.reduce((best, s) => (s.busy < best.busy ? s : best))
+      const id = nextId++
+      if (slot.busy++ === 0) slot.worker.ref()
+      const message: ScanWorkerRequest = {
+        type: 'scan',
+        id,
+        job,
+        paths: [...paths],
+        hints: options.hints?.(paths) ?? [],
+      }
+      slot.worker.postMessage(message)
+      return new Promise<FileScanOutcome[]>((resolve, reject) => {
+        const onAbort = () => {
+          if (!waiting.has(id)) return
+          slot.worker.postMessage({ type: 'cancel', id } satisfies ScanWorkerRequest)
+        }
+        signal?.addEventListener('abort', onAbort, { once: true })
+        waiting.set(id, {
+          slot,
+          resolve: (outcomes) => {
+            signal?.removeEventListener('abort', onAbort)
+            resolve(outcomes)
+          },
+          reject: (error) => {
+            signal?.removeEventListener('abort', onAbort)
+            reject(error)
+          },
+        })
+      })
+    },
+    async close() {
+      clearTimeout(idleTimer)
+      for (const [id, w] of waiting) {
+        waiting.delete(id)
+        w.reject(new IsoagentError('cancelled', 'workspace closed'))
+      }
+      await stopAll()
+    },
+  }
+}

@@ -1,0 +1,66 @@
+import type { IsoagentErrorCode } from '../errors.ts'
+import type { WorkspacePath } from './workspace-path.ts'
+
+/** One printed line of a content-mode grep result. */
+export interface ScanRecord {
+  /** 1-based line number. */
+  line: number
+  text: string
+  match: boolean
+}
+
+/** What grep found in one file. */
+export interface ScanResult {
+  binary: boolean
+  /** Matching lines seen (all of them unless the scan stopped early). */
+  matches: number
+  records: ScanRecord[]
+  /** Line of the last kept match (0 if none). */
+  lastMatchLine: number
+  /** Last line printed, match or context (for the next page's dedupe). */
+  shownThrough: number
+  /** Content mode: more matching lines follow the kept ones. */
+  more: boolean
+  /** The file has a line over the line-length cap and was skipped. */
+  lineTooLong?: boolean
+}
+
+/** What a grep looks for in every file: plain data, so it can cross to another thread. */
+export interface FileScanJob {
+  /** The grep pattern, compiled by the scanner exactly as the search tool compiles it. */
+  pattern: string
+  caseSensitive: boolean
+  /** `content` mode: keep matching (and context) lines; the other modes only count. */
+  keepText: boolean
+  /** Stop at a file's first match (`files_with_matches`). */
+  firstOnly: boolean
+  /** Context lines before and after each match (content mode). */
+  context: number
+  /** Content mode: keep at most this many matching lines per file. */
+  maxMatches: number
+}
+
+/** One file's outcome: its result, or the error its scan raised (as `IsoagentError.toJSON`). */
+export type FileScanOutcome =
+  | { result: ScanResult }
+  | { error: { code: IsoagentErrorCode; message: string; data: Record<string, unknown> } }
+
+/**
+ * Scans workspace files for grep on other threads (Node's worker threads on local disk). It is
+ * optional: the search tool scans on its own thread when a workspace has none, and it must
+ * give exactly what the search tool's own scan of the same files gives.
+ */
+export interface FileScanner {
+  /** Threads the scanner runs on; the search tool hands it work only when this is at least 1. */
+  readonly threads: number
+  /**
+   * Scan `paths` for `job`, one outcome per path in the same order. Rejects when the scanner
+   * itself fails (a thread died), or with `cancelled` when `signal` aborts; the caller then
+   * scans the files itself or stops.
+   */
+  scan(
+    job: FileScanJob,
+    paths: readonly WorkspacePath[],
+    signal?: AbortSignal,
+  ): Promise<FileScanOutcome[]>
+}

@@ -1,0 +1,250 @@
+import { spawnSync } from 'node:child_process'
+import { mkdirSync, mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import {
+  Agent,
+  IsoagentError,
+  WorkspacePath,
+  type FileScanner,
+  type Session,
+  type WorkspaceServices,
+} from '../../adapters/index.ts'
+import { localWorkspace } from '../../adapters/node-fs/index.ts'
+import { workerScanner } from '../../adapters/node-fs/scan-pool.ts'
+
+/** A tree of 400 files: enough for a grep to hand most of them to the scanner in batches. */
+function writeTree(root: string) {
+  let seed = 7
+  const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31)
+  const words = [
+    'alpha',
+    'needle',
+    'Needle',
+    'beta',
+    'gamma',
+    'NEEDLE',
+    'delta',
+    'kelvin',
+    'ſtraße',
+  ]
+  for (let i = 0; i < 400; i++) {
+    const dir = join(root, `pkg${i % 7}`, `d${i % 13}`)
+    mkdirSync(dir, { recursive: true })
+    const lines: string[] = []
+    const n = next() % 60
+    for (let l = 0; l < n; l++)
+      lines.push(
+        Array.from({ length: 1 + (next() % 8) }, () => words[next() % words.length]).join(' '),
+      )
+    const eol = i % 5 === 0 ? '\r\n' : '\n'
+    writeFileSync(join(dir, `f${i}.txt`), lines.join(eol) + (i % 3 ? eol : ''))
+  }
+  writeFileSync(join(root, 'pkg1', 'bin.dat'), Buffer.from([0x6e, 0x65, 0x65, 0, 1, 2, 3]))
+  writeFileSync(join(root, 'pkg2', 'long.txt'), 'needle ' + 'x'.repeat(11 * 1024 * 1024) + '\n')
+  // Over the 1 MiB first read, so the worker streams the rest.
+  writeFileSync(
+    join(root, 'pkg3', 'big.txt'),
+    Array.from({ length: 60_000 }, (_, k) =>
+      k % 997 === 0 ? `needle ${k}` : `line ${k} beta`,
+    ).join('\n'),
+  )
+  writeFileSync(join(root, '.gitignore'), 'pkg6/d1/\n')
+}
+
+/** A workspace whose scanner is watched (and optionally changed) by the test. */
+function watched(
+  ws: WorkspaceServices,
+  around?: (
+    scan: FileScanner['scan'],
+    ...args: Parameters<FileScanner['scan']>
+  ) => ReturnType<FileScanner['scan']>,
+) {
+  const calls = { batches: 0, paths: 0 }
+  const inner = ws.scanner!
+  const scanner: FileScanner = {
+    get threads() {
+      return inner.threads
+    },
+    scan(job, paths, signal) {
+      calls.batches++
+      calls.paths += paths.length
+      const scan = inner.scan.bind(inner)
+      return around ? around(scan, job, paths, signal) : scan(job, paths, signal)
+    },
+  }
+  return { workspace: { ...ws, scanner } satisfies WorkspaceServices, calls }
+}
+
+const QUERIES: Record<string, unknown>[] = [
+  { mode: 'grep', query: 'needle', output_mode: 'summary' },
+  { mode: 'grep', query: 'needle', case_sensitive: false, output_mode: 'summary' },
+  { mode: 'grep', query: 'ne+dle \\d+', output_mode: 'count', limit: 1000 },
+  { mode: 'grep', query: 'Needle|gamma', output_mode: 'files_with_matches', limit: 1000 },
+  { mode: 'grep', query: 'needle', output_mode: 'content', context: 2, limit: 1000 },
+  { mode: 'grep', query: 'STRASSE', case_sensitive: false, output_mode: 'content', limit: 1000 },
+  { mode: 'grep', query: 'kelvin', case_sensitive: false, output_mode: 'count', limit: 1000 },
+]
+
+async function allPages(session: Session, args: Record<string, unknown>) {
+  const pages: { output: string; metadata: Record<string, unknown> }[] = []
+  let cursor: string | undefined
+  do {
+    const r = await session.tool('search', cursor === undefined ? args : { ...args, cursor })
+    expect(r.exitCode, r.output).toBe(0)
+    pages.push({ output: r.output, metadata: r.metadata as Record<string, unknown> })
+    cursor = (r.metadata as { next_cursor?: string | null }).next_cursor ?? undefined
+  } while (cursor !== undefined)
+  return pages
+}
+
+describe('grep on scanner threads (local disk)', () => {
+  let root: string
+  beforeAll(() => {
+    root = mkdtempSync(join(tmpdir(), 'isoagent-pool-'))
+    writeTree(root)
+  })
+  afterAll(() => rmSync(root, { recursive: true, force: true }))
+
+  it('hands files to the workers and returns exactly what one thread returns', async () => {
+    const one = await Agent.create().session(localWorkspace(root, { searchThreads: 0 }))
+    const { workspace, calls } = watched(localWorkspace(root, { searchThreads: 2 }))
+    const pooled = await Agent.create().session(workspace)
+    try {
+      for (const q of QUERIES) {
+        const before = calls.paths
+        const expected = await allPages(one, q)
+        const got = await allPages(pooled, q)
+        expect(got, JSON.stringify(q)).toEqual(expected)
+        expect(calls.paths - before, JSON.stringify(q)).toBeGreaterThan(300)
+      }
+      // Paged: small pages and pages that end inside a file join to the same result.
+      for (const [query, limit] of [
+        ['needle', 250],
+        ['needle \\d+', 7],
+      ] as const) {
+        const q = { mode: 'grep', query, output_mode: 'content', context: 1, limit }
+        const pages = await allPages(pooled, q)
+        expect(pages.length).toBeGreaterThan(2)
+        expect(pages).toEqual(await allPages(one, q))
+      }
+      const summary = (await allPages(pooled, QUERIES[0]!))[0]!.metadata
+      expect(summary.files_skipped).toMatchObject({ binary: 1 })
+    } finally {
+      await one.close()
+      await pooled.close()
+    }
+  }, 60_000)
+
+  it('counts a file that vanished before its worker opened it, like one thread does', async () => {
+    const victim = join(root, 'pkg5', 'd5', 'f96.txt')
+    const { workspace } = watched(
+      localWorkspace(root, { searchThreads: 1 }),
+      (scan, job, paths, signal) => {
+        if (paths.includes(WorkspacePath.parse('pkg5/d5/f96.txt'))) unlinkSync(victim)
+        return scan(job, paths, signal)
+      },
+    )
+    const session = await Agent.create().session(workspace)
+    try {
+      const r = await session.tool('search', {
+        mode: 'grep',
+        query: 'alpha',
+        output_mode: 'summary',
+      })
+      expect(r.exitCode, r.output).toBe(0)
+      expect((r.metadata as { files_skipped: { vanished: number } }).files_skipped.vanished).toBe(1)
+    } finally {
+      writeFileSync(victim, 'alpha\n')
+      await session.close()
+    }
+  })
+
+  it('scans on the calling thread when the scanner fails, with the same result', async () => {
+    const one = await Agent.create().session(localWorkspace(root, { searchThreads: 0 }))
+    const { workspace, calls } = watched(localWorkspace(root, { searchThreads: 2 }), () =>
+      Promise.reject(new Error('worker died')),
+    )
+    const broken = await Agent.create().session(workspace)
+    try {
+      for (const q of QUERIES.slice(0, 5))
+        expect(await allPages(broken, q)).toEqual(await allPages(one, q))
+      expect(calls.batches).toBeGreaterThan(0)
+    } finally {
+      await one.close()
+      await broken.close()
+    }
+  })
+
+  it('a worker that cannot start rejects its batch; after three failures the scanner reports 0 threads', async () => {
+    const missing = join(root, 'no-such-dir')
+    const scanner = workerScanner({ root: missing, threads: 1, options: {} })
+    const job = {
+      pattern: 'x',
+      caseSensitive: true,
+      keepText: false,
+      firstOnly: false,
+      context: 0,
+      maxMatches: Number.POSITIVE_INFINITY,
+    }
+    expect(scanner.threads).toBe(1)
+    for (let i = 0; i < 3; i++)
+      await expect(scanner.scan(job, [WorkspacePath.parse('a.txt')])).rejects.toThrow()
+    expect(scanner.threads).toBe(0)
+    await expect(scanner.scan(job, [WorkspacePath.parse('a.txt')])).rejects.toMatchObject({
+      code: 'unsupported',
+    })
+    await scanner.close()
+  }, 60_000)
+
+  it('cancels: an aborted search stops its batches, and the scanner works afterwards', async () => {
+    const ws = localWorkspace(root, { searchThreads: 1 })
+    const job = {
+      pattern: 'needle',
+      caseSensitive: true,
+      keepText: false,
+      firstOnly: false,
+      context: 0,
+      maxMatches: Number.POSITIVE_INFINITY,
+    }
+    const paths = Array.from({ length: 2000 }, () => WorkspacePath.parse('pkg2/long.txt'))
+    const controller = new AbortController()
+    const pending = ws.scanner!.scan(job, paths, controller.signal)
+    setTimeout(() => controller.abort(), 50)
+    const started = Date.now()
+    const error = await pending.catch((e: unknown) => e)
+    expect(IsoagentError.is(error, 'cancelled')).toBe(true)
+    // 2,000 scans of an 11 MiB file take far longer than the cancellation did.
+    expect(Date.now() - started).toBeLessThan(3_000)
+    const after = await ws.scanner!.scan(job, [WorkspacePath.parse('pkg3/big.txt')])
+    expect(after).toEqual([
+      {
+        result: expect.objectContaining({ binary: false, matches: 61 }),
+      },
+    ])
+    await ws.close!()
+    // Closed: a new scan starts fresh workers.
+    expect((await ws.scanner!.scan(job, [WorkspacePath.parse('pkg3/big.txt')])).length).toBe(1)
+    await ws.close!()
+  }, 60_000)
+
+  it('workers do not keep a finished process alive', () => {
+    const script = `
+      const { Agent } = await import(${JSON.stringify(new URL('../../dist/adapters/index.js', import.meta.url).href)})
+      const { localWorkspace } = await import(${JSON.stringify(new URL('../../dist/adapters/node-fs/index.js', import.meta.url).href)})
+      const session = await Agent.create().session(localWorkspace(${JSON.stringify(root)}, { searchThreads: 2 }))
+      const r = await session.tool('search', { mode: 'grep', query: 'needle', output_mode: 'summary' })
+      console.log(r.output)
+    `
+    const started = Date.now()
+    const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+      encoding: 'utf8',
+      timeout: 30_000,
+    })
+    expect(run.stderr).toBe('')
+    expect(run.stdout).toMatch(/matching lines in \d+ files/)
+    // Idle workers exit after 10 s; unreferenced, they must not hold the process that long.
+    expect(Date.now() - started).toBeLessThan(8_000)
+  }, 40_000)
+})
