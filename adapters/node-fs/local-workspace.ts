@@ -1,16 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import {
-  constants as fsConstants,
-  closeSync,
-  fstatSync,
-  lstatSync,
-  openSync,
-  readdirSync,
-  readlinkSync,
-  readSync,
-  realpathSync,
-  statSync,
-} from 'node:fs'
+import { readdirSync, realpathSync, statSync } from 'node:fs'
 import * as fs from 'node:fs/promises'
 import { availableParallelism } from 'node:os'
 import * as nodePath from 'node:path'
@@ -24,15 +13,13 @@ import {
   keyedLock,
   pageOfNames,
   WorkspacePath,
-  type ByteRange,
   type DirEntry,
   type EntryKind,
-  type IsoagentErrorCode,
   type ListPage,
   type WorkspaceServices,
-  type WorkspaceStat,
   type WriteOptions,
 } from '../../src/index.ts'
+import { fromErrno, localFiles, type DirHint } from './local-files.ts'
 import { nodeShell } from './node-shell.ts'
 import { workerScanner } from './scan-pool.ts'
 import { gitCliAvailable, gitCliBackend } from './git-cli-backend.ts'
@@ -69,59 +56,16 @@ export interface LocalWorkspaceOptions {
   /**
    * Worker threads that read and scan files for `search` grep while the calling thread walks
    * the tree (default: one per CPU, at most 4; 0 on a single CPU). 0 scans on the calling
-   * thread only. Workers start on the first large grep and exit after 10 s without work.
+   * thread only. A grep past its first 64 files starts them and scans on the calling thread
+   * until they are up; they exit after 10 s without work.
    */
   searchThreads?: number
-}
-
-/**
- * `n` bytes to read into, not zeroed (every byte handed out is overwritten by the read): small
- * ones come from Node's shared buffer pool, so reading many small files allocates little.
- */
-function scratchBytes(n: number): Uint8Array {
-  const b = Buffer.allocUnsafe(n)
-  return new Uint8Array(b.buffer, b.byteOffset, n)
 }
 
 /** See {@link LocalWorkspaceOptions.searchThreads}. */
 function defaultSearchThreads(): number {
   const cpus = availableParallelism()
   return cpus > 1 ? Math.min(cpus, 4) : 0
-}
-
-/** Reads up to this many bytes are served synchronously (see `syncMetadata`). */
-export const SYNC_READ_MAX_BYTES = 1024 * 1024
-/**
- * How long a directory's checked real path is reused (ms). A walk reads the files of one
- * directory within a moment, so each directory is resolved once instead of once per file; a
- * directory swapped for a symlink is noticed within this time.
- */
-const DIR_CACHE_MS = 100
-const DIR_CACHE_MAX = 16384
-
-const ERRNO: Record<string, IsoagentErrorCode> = {
-  ENOENT: 'not_found',
-  EISDIR: 'is_directory',
-  ENOTDIR: 'not_directory',
-  EACCES: 'permission_denied',
-  EPERM: 'permission_denied',
-  ENOTEMPTY: 'not_empty',
-  EEXIST: 'already_exists',
-  ELOOP: 'path_escape',
-}
-
-function fromErrno(error: unknown, path: string, op: string): IsoagentError {
-  if (error instanceof IsoagentError) return error
-  const code = (error as NodeJS.ErrnoException).code ?? ''
-  const mapped = ERRNO[code] ?? 'io'
-  const shown = WorkspacePath.display(path as WorkspacePath)
-  const message =
-    mapped === 'not_found'
-      ? `not found: ${shown}`
-      : mapped === 'io'
-        ? `${op} ${shown} failed: ${code || (error as Error).message}`
-        : `${op} ${shown}: ${mapped.replace('_', ' ')}`
-  return new IsoagentError(mapped, message, { data: { path, errno: code }, cause: error })
 }
 
 function kindOf(entry: {
@@ -158,12 +102,8 @@ export function localWorkspace(
   return openLocalWorkspace(root, options).workspace
 }
 
-/** A directory's checked real path and when it was checked (`Date.now()`), as cached. */
-export interface DirHint {
-  path: WorkspacePath
-  real: string
-  at: number
-}
+export { SYNC_READ_MAX_BYTES } from './local-files.ts'
+export type { DirHint } from './local-files.ts'
 
 /** A local workspace with the hooks its search workers use to share checked directories. */
 export interface LocalWorkspaceInternals {
@@ -191,6 +131,9 @@ export function openLocalWorkspace(
   }
   const chunkBytes = options.readChunkBytes ?? 1024 * 1024
   const syncIo = options.syncMetadata !== false
+  const files = localFiles(realRoot, { syncIo, chunkBytes })
+  const { resolve, realDir, dirHints, seedDirs, resolveFast, resolveEntry, statReal, readRange } =
+    files
   if (
     options.shellEnv !== undefined &&
     (typeof options.shellEnv !== 'object' ||
@@ -213,251 +156,9 @@ export function openLocalWorkspace(
           root: realRoot,
           threads,
           hints: (paths) => dirHints(paths),
-          options: {
-            ...(options.readChunkBytes !== undefined
-              ? { readChunkBytes: options.readChunkBytes }
-              : {}),
-            ...(options.syncMetadata !== undefined ? { syncMetadata: options.syncMetadata } : {}),
-          },
+          options: { syncIo, chunkBytes },
         })
       : undefined
-
-  const contained = (real: string) => real === realRoot || real.startsWith(realRoot + nodePath.sep)
-  const escape = (path: string) =>
-    new IsoagentError(
-      'path_escape',
-      `${WorkspacePath.display(path as WorkspacePath)} resolves outside the workspace through a symlink`,
-      {
-        data: { path },
-      },
-    )
-
-  /**
-   * The real location of `abs` (symlinks resolved, also dangling ones), or throws path_escape.
-   * Synchronous: a few system calls that hit the kernel's dentry cache.
-   */
-  function realOf(abs: string, path: string, hops = 0): string {
-    if (hops > 32) throw escape(path)
-    try {
-      const real = realpathSync.native(abs)
-      if (!contained(real)) throw escape(path)
-      return real
-    } catch (error) {
-      if (error instanceof IsoagentError) throw error
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
-        throw fromErrno(error, path, 'resolve')
-    }
-    let link
-    try {
-      link = lstatSync(abs)
-    } catch {
-      link = undefined
-    }
-    if (link?.isSymbolicLink()) {
-      const target = nodePath.resolve(nodePath.dirname(abs), readlinkSync(abs))
-      return realOf(target, path, hops + 1)
-    }
-    const parent = nodePath.dirname(abs)
-    if (parent === abs) throw escape(path)
-    const realParent = realOf(parent, path, hops)
-    return nodePath.join(realParent, nodePath.basename(abs))
-  }
-
-  const resolve = (path: WorkspacePath) =>
-    realOf(path === '' ? realRoot : nodePath.join(realRoot, path), path)
-
-  const dirCache = new Map<string, { real: string; at: number }>()
-  /** The checked real path of an existing directory, reused for {@link DIR_CACHE_MS}. */
-  function realDir(path: WorkspacePath): string {
-    if (path === '') return realRoot
-    const now = Date.now()
-    const hit = dirCache.get(path)
-    if (hit !== undefined && now - hit.at < DIR_CACHE_MS) return hit.real
-    let real: string
-    try {
-      // Only an existing location is cached: a missing one may yet appear as a symlink.
-      real = realpathSync.native(nodePath.join(realRoot, path))
-    } catch {
-      return resolve(path)
-    }
-    if (!contained(real)) throw escape(path)
-    if (dirCache.size >= DIR_CACHE_MAX) dirCache.clear()
-    dirCache.set(path, { real, at: now })
-    return real
-  }
-  function dirHints(paths: readonly WorkspacePath[]): DirHint[] {
-    const now = Date.now()
-    const hints: DirHint[] = []
-    let last: string | undefined
-    for (const p of paths) {
-      const parent = WorkspacePath.parent(p)
-      if (parent === last || parent === '') continue
-      last = parent
-      const hit = dirCache.get(parent)
-      if (hit !== undefined && now - hit.at < DIR_CACHE_MS)
-        hints.push({ path: parent, real: hit.real, at: hit.at })
-    }
-    return hints
-  }
-  function seedDirs(hints: readonly DirHint[]) {
-    const now = Date.now()
-    for (const h of hints) {
-      if (now - h.at >= DIR_CACHE_MS || !contained(h.real)) continue
-      if (dirCache.size >= DIR_CACHE_MAX) dirCache.clear()
-      dirCache.set(h.path, { real: h.real, at: h.at })
-    }
-  }
-  /**
-   * Where `path` lies below its parent's cached real path, without looking at its last
-   * component; undefined for the root or when the parent cannot be resolved that way.
-   */
-  function belowCachedParent(path: WorkspacePath): string | undefined {
-    if (path === '') return undefined
-    try {
-      return nodePath.join(realDir(WorkspacePath.parent(path)), WorkspacePath.basename(path))
-    } catch {
-      return undefined
-    }
-  }
-  /**
-   * The real location of `path` when its last component is not a symlink: its parent's cached
-   * real path joined with its name. Symlinks (and anything unusual) take the full resolution.
-   */
-  function resolveFast(path: WorkspacePath): string {
-    const candidate = syncIo ? belowCachedParent(path) : undefined
-    if (candidate === undefined) return resolve(path)
-    let link
-    try {
-      link = lstatSync(candidate, { throwIfNoEntry: false })
-    } catch {
-      link = undefined
-    }
-    return link === undefined || link.isSymbolicLink() ? resolve(path) : candidate
-  }
-  const O_NOFOLLOW = (fsConstants as { O_NOFOLLOW?: number }).O_NOFOLLOW
-  /**
-   * Open for reading; the last component is opened without following a symlink when it can be.
-   * Non-blocking, so a FIFO cannot stall the event loop (callers refuse non-regular files).
-   */
-  function openSyncForRead(path: WorkspacePath): number {
-    const flags = fsConstants.O_RDONLY | (fsConstants.O_NONBLOCK ?? 0)
-    const candidate = O_NOFOLLOW === undefined ? undefined : belowCachedParent(path)
-    if (candidate !== undefined) {
-      try {
-        return openSync(candidate, flags | (O_NOFOLLOW ?? 0))
-      } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code
-        if (code !== 'ELOOP' && code !== 'ENOENT') throw error
-      }
-    }
-    return openSync(resolve(path), flags)
-  }
-  /** The real parent directory joined with the entry's own name (the entry itself not followed). */
-  const resolveEntry = (path: WorkspacePath) =>
-    nodePath.join(resolve(WorkspacePath.parent(path)), WorkspacePath.basename(path))
-
-  function versionOf(s: { mtimeNs: bigint; size: bigint; ino: bigint; ctimeNs: bigint }): string {
-    return `${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`
-  }
-
-  async function statReal(real: string, path: WorkspacePath): Promise<WorkspaceStat | undefined> {
-    try {
-      const s = syncIo
-        ? statSync(real, { bigint: true, throwIfNoEntry: false })
-        : await fs.stat(real, { bigint: true })
-      if (s === undefined) return undefined
-      return {
-        path,
-        kind: s.isDirectory() ? 'directory' : s.isFile() ? 'file' : 'other',
-        size: s.isDirectory() ? 0 : Number(s.size),
-        mtimeMs: Number(s.mtimeMs),
-        mode: Number(s.mode) & 0o7777,
-        version: versionOf(s),
-      }
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
-      throw fromErrno(error, path, 'stat')
-    }
-  }
-
-  async function openFile(path: WorkspacePath) {
-    const real = resolve(path)
-    try {
-      return await fs.open(real, 'r')
-    } catch (error) {
-      throw fromErrno(error, path, 'open')
-    }
-  }
-
-  const notFile = (path: WorkspacePath) =>
-    new IsoagentError('is_directory', `${WorkspacePath.display(path)} is a directory`, {
-      data: { path },
-    })
-
-  /** Bytes `[start, end)` of a file of `size` bytes, clipped to it. */
-  function span(range: ByteRange, size: number): [number, number] {
-    const start = Math.min(Math.max(0, range.offset ?? 0), size)
-    const end =
-      range.length === undefined ? size : Math.min(size, start + Math.max(0, range.length))
-    return [start, end]
-  }
-
-  /** A small read with synchronous calls; undefined when the span is too large for that. */
-  function readSmall(path: WorkspacePath, range: ByteRange): Uint8Array | undefined {
-    let fd: number
-    try {
-      fd = openSyncForRead(path)
-    } catch (error) {
-      throw fromErrno(error, path, 'open')
-    }
-    try {
-      const s = fstatSync(fd)
-      if (s.isDirectory()) throw notFile(path)
-      if (!s.isFile())
-        throw new IsoagentError('io', `${WorkspacePath.display(path)} is not a regular file`, {
-          data: { path },
-        })
-      const [start, end] = span(range, s.size)
-      if (end - start > SYNC_READ_MAX_BYTES) return undefined
-      const out = scratchBytes(end - start)
-      let at = 0
-      while (at < out.length) {
-        const n = readSync(fd, out, at, out.length - at, start + at)
-        if (n === 0) break
-        at += n
-      }
-      return at === out.length ? out : out.subarray(0, at)
-    } catch (error) {
-      throw fromErrno(error, path, 'read')
-    } finally {
-      closeSync(fd)
-    }
-  }
-
-  async function readRange(path: WorkspacePath, range: ByteRange = {}): Promise<Uint8Array> {
-    if (syncIo && (range.length === undefined || range.length <= SYNC_READ_MAX_BYTES)) {
-      const small = readSmall(path, range)
-      if (small !== undefined) return small
-    }
-    const handle = await openFile(path)
-    try {
-      const s = await handle.stat()
-      if (s.isDirectory()) throw notFile(path)
-      const [start, end] = span(range, s.size)
-      const out = new Uint8Array(end - start)
-      let at = 0
-      while (at < out.length) {
-        const { bytesRead } = await handle.read(out, at, out.length - at, start + at)
-        if (bytesRead === 0) break
-        at += bytesRead
-      }
-      return at === out.length ? out : out.subarray(0, at)
-    } catch (error) {
-      throw fromErrno(error, path, 'read')
-    } finally {
-      await handle.close()
-    }
-  }
 
   const workspace: WorkspaceServices = {
     capabilities: {
@@ -484,59 +185,7 @@ export function openLocalWorkspace(
     },
 
     read: readRange,
-
-    async readStream(path, range = {}) {
-      const handle = await openFile(path)
-      let position: number
-      let remaining: number
-      try {
-        const s = await handle.stat()
-        if (s.isDirectory()) throw notFile(path)
-        position = Math.min(Math.max(0, range.offset ?? 0), s.size)
-        remaining =
-          range.length === undefined ? Number.POSITIVE_INFINITY : Math.max(0, range.length)
-      } catch (error) {
-        await handle.close()
-        throw fromErrno(error, path, 'read')
-      }
-      let closed = false
-      const close = async () => {
-        if (!closed) {
-          closed = true
-          await handle.close()
-        }
-      }
-      return new ReadableStream<Uint8Array>({
-        async pull(controller) {
-          try {
-            const want = Math.min(chunkBytes, remaining)
-            const buffer = scratchBytes(want)
-            // A chunk from the page cache takes well under a millisecond to copy: with
-            // syncMetadata it is read in place instead of through the thread pool.
-            const bytesRead =
-              want === 0
-                ? 0
-                : syncIo
-                  ? readSync(handle.fd, buffer, 0, want, position)
-                  : (await handle.read(buffer, 0, want, position)).bytesRead
-            if (bytesRead === 0) {
-              await close()
-              controller.close()
-              return
-            }
-            position += bytesRead
-            remaining -= bytesRead
-            controller.enqueue(bytesRead === want ? buffer : buffer.subarray(0, bytesRead))
-          } catch (error) {
-            await close()
-            controller.error(fromErrno(error, path, 'read'))
-          }
-        },
-        async cancel() {
-          await close()
-        },
-      })
-    },
+    readStream: files.readStream,
 
     async write(path, data, writeOptions: WriteOptions = {}) {
       if (path === '') throw new IsoagentError('is_directory', 'the workspace root is a directory')
@@ -588,11 +237,7 @@ export function openLocalWorkspace(
         const now = Date.now()
         for (const d of dirents) {
           if (!d.isDirectory()) continue
-          if (dirCache.size >= DIR_CACHE_MAX) dirCache.clear()
-          dirCache.set(WorkspacePath.child(path, d.name), {
-            real: nodePath.join(real, d.name),
-            at: now,
-          })
+          files.rememberDir(WorkspacePath.child(path, d.name), nodePath.join(real, d.name), now)
         }
       }
       const byName = new Map(dirents.map((d) => [d.name, d]))

@@ -36,6 +36,8 @@ const MAX_FAILURES = 3
 
 interface Slot {
   worker: Worker
+  /** The worker has loaded its modules and said so. */
+  ready: boolean
   /** Batches sent and not yet answered. */
   busy: number
 }
@@ -67,9 +69,10 @@ function workerEntry(): { entry: URL | string; eval: boolean } {
 
 /**
  * Scan files for grep on worker threads, each running the search tool's own scan over its own
- * local workspace at the same root (so the same containment checks). Workers start on the first
- * scan, keep the process alive only while they have work, and exit when idle. If they cannot
- * run, `scan` rejects and the search tool scans on its own thread.
+ * local workspace at the same root (so the same containment checks). Workers start on `start()`
+ * (or the first scan) and count in `threads` once loaded; they keep the process alive only while
+ * they have work and exit when idle. If they cannot run, `scan` rejects and the search tool
+ * scans on its own thread.
  */
 export function workerScanner(options: WorkerScannerOptions): WorkerScanner {
   const idleMs = options.idleMs ?? 10_000
@@ -96,8 +99,12 @@ export function workerScanner(options: WorkerScannerOptions): WorkerScanner {
     const { entry, eval: isCode } = workerEntry()
     const worker = new Worker(entry, { workerData: data, eval: isCode })
     worker.unref()
-    const slot: Slot = { worker, busy: 0 }
-    worker.on('message', (reply: ScanWorkerReply) => {
+    const slot: Slot = { worker, ready: false, busy: 0 }
+    worker.on('message', (reply: ScanWorkerReply | 'ready') => {
+      if (reply === 'ready') {
+        slot.ready = true
+        return
+      }
       const w = waiting.get(reply.id)
       if (w === undefined) return
       waiting.delete(reply.id)
@@ -134,7 +141,12 @@ export function workerScanner(options: WorkerScannerOptions): WorkerScanner {
 
   return {
     get threads() {
-      return failures >= MAX_FAILURES ? 0 : options.threads
+      return failures >= MAX_FAILURES ? 0 : slots.filter((s) => s.ready).length
+    },
+    start() {
+      if (failures >= MAX_FAILURES) return
+      while (slots.length < options.threads) slots.push(spawn())
+      if (waiting.size === 0) scheduleIdle()
     },
     scan(job: FileScanJob, paths: readonly WorkspacePath[], signal?: AbortSignal) {
       if (signal?.aborted) return Promise.reject(new IsoagentError('cancelled', 'search cancelled'))
@@ -142,7 +154,10 @@ export function workerScanner(options: WorkerScannerOptions): WorkerScanner {
         return Promise.reject(new IsoagentError('unsupported', 'scan workers cannot run here'))
       clearTimeout(idleTimer)
       while (slots.length < options.threads) slots.push(spawn())
-      const slot = slots.reduce((best, s) => (s.busy < best.busy ? s : best))
+      const ready = slots.filter((s) => s.ready)
+      const slot = (ready.length > 0 ? ready : slots).reduce((best, s) =>
+        s.busy < best.busy ? s : best,
+      )
       const id = nextId++
       if (slot.busy++ === 0) slot.worker.ref()
       const message: ScanWorkerRequest = {

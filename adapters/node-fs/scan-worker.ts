@@ -1,11 +1,12 @@
+import { realpathSync } from 'node:fs'
 import { parentPort, workerData } from 'node:worker_threads'
-import {
-  IsoagentError,
-  runFileScanJob,
-  type FileScanJob,
-  type WorkspacePath,
-} from '../../src/index.ts'
-import { openLocalWorkspace, type DirHint, type LocalWorkspaceOptions } from './local-workspace.ts'
+import { IsoagentError } from '../../src/errors.ts'
+import { runFileScanJob } from '../../src/tools/search/scan-job.ts'
+import type { FileScanJob } from '../../src/workspace/file-scanner.ts'
+import type { WorkspacePath } from '../../src/workspace/workspace-path.ts'
+import { localFiles, type DirHint } from './local-files.ts'
+
+// A search worker: it loads only the scan and the local read path, so it is up in tens of ms.
 
 /** Directories the calling thread has checked, adopted for the rest of their cache time. */
 export type ScanWorkerRequestHints = DirHint[]
@@ -21,20 +22,23 @@ export type ScanWorkerRequest =
     }
   | { type: 'cancel'; id: number }
 
-/** What a scan worker answers for a batch. */
+/** What a scan worker answers for a batch (after `'ready'` once it has loaded). */
 export type ScanWorkerReply =
   | { id: number; outcomes: Awaited<ReturnType<typeof runFileScanJob>> }
   | { id: number; failed: string; cancelled: boolean }
 
-/** The data a scan worker starts with. */
+/** The data a scan worker starts with: the workspace's real root and its read settings. */
 export interface ScanWorkerData {
   root: string
-  options: Pick<LocalWorkspaceOptions, 'readChunkBytes' | 'syncMetadata'>
+  options: { syncIo: boolean; chunkBytes: number }
 }
 
 const port = parentPort!
 const { root, options } = workerData as ScanWorkerData
-const local = openLocalWorkspace(root, { ...options, git: 'isomorphic', searchThreads: 0 })
+// The root was resolved by the workspace; a worker that finds it changed refuses to start.
+if (realpathSync.native(root) !== root) throw new Error(`workspace root ${root} moved`)
+const files = localFiles(root, options)
+const reader = { read: files.readRange, readStream: files.readStream }
 const running = new Map<number, AbortController>()
 
 port.on('message', (message: ScanWorkerRequest) => {
@@ -42,10 +46,10 @@ port.on('message', (message: ScanWorkerRequest) => {
     running.get(message.id)?.abort()
     return
   }
-  local.seedDirs(message.hints)
+  files.seedDirs(message.hints)
   const controller = new AbortController()
   running.set(message.id, controller)
-  runFileScanJob(local.workspace, message.job, message.paths, controller.signal).then(
+  runFileScanJob(reader, message.job, message.paths, controller.signal).then(
     (outcomes) => {
       running.delete(message.id)
       port.postMessage({ id: message.id, outcomes } satisfies ScanWorkerReply)
@@ -60,3 +64,4 @@ port.on('message', (message: ScanWorkerRequest) => {
     },
   )
 })
+port.postMessage('ready')

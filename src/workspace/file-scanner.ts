@@ -51,8 +51,13 @@ export type FileScanOutcome =
  * give exactly what the search tool's own scan of the same files gives.
  */
 export interface FileScanner {
-  /** Threads the scanner runs on; the search tool hands it work only when this is at least 1. */
+  /**
+   * Threads ready to take work now: 0 until {@link FileScanner.start} has brought them up, and
+   * when they cannot run. The search tool hands work over only while this is at least 1.
+   */
   readonly threads: number
+  /** Bring the threads up if they are not running (returns at once; they start meanwhile). */
+  start(): void
   /**
    * Scan `paths` for `job`, one outcome per path in the same order. Rejects when the scanner
    * itself fails (a thread died), or with `cancelled` when `signal` aborts; the caller then

@@ -67,6 +67,7 @@ function watched(
     get threads() {
       return inner.threads
     },
+    start: () => inner.start(),
     scan(job, paths, signal) {
       calls.batches++
       calls.paths += paths.length
@@ -75,6 +76,15 @@ function watched(
     },
   }
   return { workspace: { ...ws, scanner } satisfies WorkspaceServices, calls }
+}
+
+/** Start the scanner's workers and wait until they all take work. */
+async function warm(ws: WorkspaceServices, threads: number) {
+  ws.scanner!.start()
+  for (let i = 0; i < 400 && ws.scanner!.threads < threads; i++)
+    await new Promise((r) => setTimeout(r, 50))
+  expect(ws.scanner!.threads).toBe(threads)
+  return ws
 }
 
 const QUERIES: Record<string, unknown>[] = [
@@ -109,7 +119,7 @@ describe('grep on scanner threads (local disk)', () => {
 
   it('hands files to the workers and returns exactly what one thread returns', async () => {
     const one = await Agent.create().session(localWorkspace(root, { searchThreads: 0 }))
-    const { workspace, calls } = watched(localWorkspace(root, { searchThreads: 2 }))
+    const { workspace, calls } = watched(await warm(localWorkspace(root, { searchThreads: 2 }), 2))
     const pooled = await Agent.create().session(workspace)
     try {
       for (const q of QUERIES) {
@@ -140,7 +150,7 @@ describe('grep on scanner threads (local disk)', () => {
   it('counts a file that vanished before its worker opened it, like one thread does', async () => {
     const victim = join(root, 'pkg5', 'd5', 'f96.txt')
     const { workspace } = watched(
-      localWorkspace(root, { searchThreads: 1 }),
+      await warm(localWorkspace(root, { searchThreads: 1 }), 1),
       (scan, job, paths, signal) => {
         if (paths.includes(WorkspacePath.parse('pkg5/d5/f96.txt'))) unlinkSync(victim)
         return scan(job, paths, signal)
@@ -163,8 +173,9 @@ describe('grep on scanner threads (local disk)', () => {
 
   it('scans on the calling thread when the scanner fails, with the same result', async () => {
     const one = await Agent.create().session(localWorkspace(root, { searchThreads: 0 }))
-    const { workspace, calls } = watched(localWorkspace(root, { searchThreads: 2 }), () =>
-      Promise.reject(new Error('worker died')),
+    const { workspace, calls } = watched(
+      await warm(localWorkspace(root, { searchThreads: 2 }), 2),
+      () => Promise.reject(new Error('worker died')),
     )
     const broken = await Agent.create().session(workspace)
     try {
@@ -179,7 +190,11 @@ describe('grep on scanner threads (local disk)', () => {
 
   it('a worker that cannot start rejects its batch; after three failures the scanner reports 0 threads', async () => {
     const missing = join(root, 'no-such-dir')
-    const scanner = workerScanner({ root: missing, threads: 1, options: {} })
+    const scanner = workerScanner({
+      root: missing,
+      threads: 1,
+      options: { syncIo: true, chunkBytes: 1 << 20 },
+    })
     const job = {
       pattern: 'x',
       caseSensitive: true,
@@ -188,7 +203,7 @@ describe('grep on scanner threads (local disk)', () => {
       context: 0,
       maxMatches: Number.POSITIVE_INFINITY,
     }
-    expect(scanner.threads).toBe(1)
+    expect(scanner.threads).toBe(0)
     for (let i = 0; i < 3; i++)
       await expect(scanner.scan(job, [WorkspacePath.parse('a.txt')])).rejects.toThrow()
     expect(scanner.threads).toBe(0)

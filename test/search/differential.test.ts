@@ -241,7 +241,15 @@ function ourGrepArgs(c: GrepCase, outputMode: string): Record<string, unknown> {
 const backends = [
   {
     name: 'local disk, scanned on worker threads',
-    open: (fx: Fixture) => Agent.create().session(localWorkspace(fx.root, { searchThreads: 2 })),
+    open: async (fx: Fixture) => {
+      // Workers up before the first case, so every grep past its first 64 files uses them.
+      const ws = localWorkspace(fx.root, { searchThreads: 2 })
+      ws.scanner!.start()
+      for (let i = 0; i < 400 && ws.scanner!.threads < 2; i++)
+        await new Promise((r) => setTimeout(r, 50))
+      expect(ws.scanner!.threads).toBe(2)
+      return Agent.create().session(ws)
+    },
   },
   {
     name: 'local disk, scanned on the calling thread',

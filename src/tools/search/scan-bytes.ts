@@ -1,7 +1,7 @@
 import { IsoagentError } from '../../errors.ts'
 import { countLinesWith, hasFoldingSigns } from '../../text/byte-search.ts'
 import type { WorkspacePath } from '../../workspace/workspace-path.ts'
-import type { WorkspaceServices } from '../../workspace/workspace-services.ts'
+import type { FileReader } from './scan-file.ts'
 import type { BytePrefilter, LineMatcher } from './line-matcher.ts'
 import type { ScanRequest, ScanResult } from './scan-file.ts'
 
@@ -34,7 +34,7 @@ function lineMatches(matcher: LineMatcher, line: string): boolean {
  * in the bytes. Blocks that hold the literal (or a case-folding sign) are decoded and matched.
  */
 export async function countWithPrefilter(
-  ws: WorkspaceServices,
+  ws: FileReader,
   path: WorkspacePath,
   head: Uint8Array,
   request: ScanRequest,
@@ -121,7 +121,7 @@ export async function countWithPrefilter(
  * sign) anywhere: one pass over the raw bytes, so a large file without it is never decoded.
  */
 export async function containsLiteral(
-  ws: WorkspaceServices,
+  ws: FileReader,
   path: WorkspacePath,
   head: Uint8Array,
   pre: BytePrefilter,

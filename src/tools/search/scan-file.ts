@@ -11,6 +11,9 @@ import {
 import { BINARY_SNIFF_BYTES } from '../../text/bytes.ts'
 import type { WorkspacePath } from '../../workspace/workspace-path.ts'
 import type { WorkspaceServices } from '../../workspace/workspace-services.ts'
+
+/** The part of a workspace a scan reads through. */
+export type FileReader = Pick<WorkspaceServices, 'read' | 'readStream'>
 import type { ScanResult } from '../../workspace/file-scanner.ts'
 import type { LineMatcher } from './line-matcher.ts'
 
@@ -82,7 +85,7 @@ function display(line: string): string {
  * string. A NUL byte in the first 8 KiB marks it binary and it is skipped.
  */
 export async function scanFile(
-  ws: WorkspaceServices,
+  ws: FileReader,
   path: WorkspacePath,
   request: ScanRequest,
   signal?: AbortSignal,

@@ -1,7 +1,7 @@
 import { IsoagentError } from '../../errors.ts'
 import type { FileScanJob, FileScanOutcome } from '../../workspace/file-scanner.ts'
 import type { WorkspacePath } from '../../workspace/workspace-path.ts'
-import type { WorkspaceServices } from '../../workspace/workspace-services.ts'
+import type { FileReader } from './scan-file.ts'
 import { compileLineMatcher, type LineMatcher } from './line-matcher.ts'
 import { scanFile } from './scan-file.ts'
 
@@ -12,7 +12,7 @@ let compiled: { key: string; matcher: LineMatcher } | undefined
  * each of its threads. It is the search tool's own scan, so the outcomes equal the tool's.
  */
 export async function runFileScanJob(
-  ws: WorkspaceServices,
+  ws: FileReader,
   job: FileScanJob,
   paths: readonly WorkspacePath[],
   signal?: AbortSignal,

@@ -330,7 +330,6 @@ async function runGrep(args: SearchArgs, context: ToolContext): Promise<ToolResu
     maxMatches: pathOrderContent ? limit : Number.POSITIVE_INFINITY,
   }
   const scanner = context.workspace.scanner
-  const threads = scanner?.threads ?? 0
   const job: FileScanJob = {
     pattern: args.query,
     caseSensitive: args.case_sensitive ?? true,
@@ -393,7 +392,11 @@ async function runGrep(args: SearchArgs, context: ToolContext): Promise<ToolResu
       for await (const path of walk) {
         if (include !== undefined && !include(path)) continue
         const here = resumeInside && path === position!.p
-        const pooled = threads > 0 && !here && ++walked > SCAN_HERE_FIRST
+        // A grep that proves long starts the scanner's threads; this thread scans until they
+        // are up.
+        if (scanner !== undefined && ++walked === SCAN_HERE_FIRST) scanner.start()
+        const threads = walked > SCAN_HERE_FIRST ? (scanner?.threads ?? 0) : 0
+        const pooled = threads > 0 && !here
         let item: Item
         if (pooled) {
           let settle!: (outcome: Promise<Outcome>) => void
