@@ -289,8 +289,11 @@ interface GrepRow {
   oursMs: number
   rgMs: number
   rgSingleMs: number
+  /** Ours with `searchThreads: 0`: everything on the calling thread. */
+  oneThreadMs: number
   ratio: number | undefined
-  ratioSingle: number | undefined
+  /** Ours on one thread against `rg -j1`. */
+  ratioOneThread: number | undefined
   problem?: string
   pages: number
   timedOutPages: number
@@ -298,6 +301,7 @@ interface GrepRow {
 
 async function benchGrep(
   session: Session,
+  oneThread: Session,
   root: string,
   tree: 'generated' | 'node_modules',
   rounds: number,
@@ -308,6 +312,7 @@ async function benchGrep(
     const single = ['-j1', ...c.rg]
     // Untimed first runs: warm the page cache and the JIT, and give the results to compare.
     const first = await runOurs(session, args)
+    const firstOne = await runOurs(oneThread, args)
     const rgFirst = await runRg([...c.rg, '.'], root)
     const ours = c.ours(first)
     const peer = c.peer(rgFirst.stdout)
@@ -316,11 +321,14 @@ async function benchGrep(
       problem = `ours INCOMPLETE: the 30 s time budget cut the summary (${first.filesScanned} files scanned)`
     else if (ours.key !== peer.key)
       problem = `RESULTS DIFFER: ours ${ours.describe}, rg ${peer.describe}`
+    else if (c.ours(firstOne).key !== peer.key)
+      problem = `RESULTS DIFFER: ours on one thread ${c.ours(firstOne).describe}, rg ${peer.describe}`
     const oursMs: number[] = []
     const rgMs: number[] = []
     const rgSingleMs: number[] = []
     const ratios: number[] = []
-    const ratiosSingle: number[] = []
+    const oneMs: number[] = []
+    const ratiosOne: number[] = []
     let timedOutPages = first.timedOutPages
     for (let r = 0; r < rounds; r++) {
       let o: OursRun
@@ -333,6 +341,9 @@ async function benchGrep(
         o = await runOurs(session, args)
       }
       const s = await runRg([...single, '.'], root)
+      const one = await runOurs(oneThread, args)
+      oneMs.push(one.ms)
+      ratiosOne.push(one.ms / s.ms)
       timedOutPages = Math.max(timedOutPages, o.timedOutPages)
       if (o.incomplete && problem === undefined)
         problem = 'ours INCOMPLETE in a timed round: the 30 s time budget cut the summary'
@@ -340,7 +351,6 @@ async function benchGrep(
       rgMs.push(p.ms)
       rgSingleMs.push(s.ms)
       ratios.push(o.ms / p.ms)
-      ratiosSingle.push(o.ms / s.ms)
     }
     const row: GrepRow = {
       tree,
@@ -351,7 +361,8 @@ async function benchGrep(
       rgMs: median(rgMs),
       rgSingleMs: median(rgSingleMs),
       ratio: problem === undefined ? median(ratios) : undefined,
-      ratioSingle: problem === undefined ? median(ratiosSingle) : undefined,
+      oneThreadMs: median(oneMs),
+      ratioOneThread: problem === undefined ? median(ratiosOne) : undefined,
       pages: first.pages,
       timedOutPages,
       ...(problem === undefined ? {} : { problem }),
@@ -359,7 +370,8 @@ async function benchGrep(
     rows.push(row)
     console.log(
       `  ${tree} · ${c.name}: ours ${fmtMs(row.oursMs)} (${row.pages} page${row.pages === 1 ? '' : 's'}), ` +
-        `rg ${fmtMs(row.rgMs)}, rg -j1 ${fmtMs(row.rgSingleMs)} → ${fmtRatio(row.ratio)}` +
+        `rg ${fmtMs(row.rgMs)} → ${fmtRatio(row.ratio)}; one thread ${fmtMs(row.oneThreadMs)}, ` +
+        `rg -j1 ${fmtMs(row.rgSingleMs)} → ${fmtRatio(row.ratioOneThread)}` +
         (problem === undefined ? '' : `   !!! ${problem}`),
     )
   }
@@ -586,7 +598,17 @@ function table(header: string[], body: string[][], left: number[]): string {
 
 function grepTable(rows: GrepRow[]): string {
   return table(
-    ['tree', 'operation', 'result', 'ours', 'rg', 'ratio', 'rg -j1', 'ratio vs -j1'],
+    [
+      'tree',
+      'operation',
+      'result',
+      'ours',
+      'rg',
+      'ratio',
+      'ours, 1 thread',
+      'rg -j1',
+      '1 thread vs -j1',
+    ],
     rows.map((r) => [
       r.tree,
       r.name,
@@ -594,8 +616,9 @@ function grepTable(rows: GrepRow[]): string {
       fmtMs(r.oursMs),
       fmtMs(r.rgMs),
       fmtRatio(r.ratio),
+      fmtMs(r.oneThreadMs),
       fmtMs(r.rgSingleMs),
-      fmtRatio(r.ratioSingle),
+      fmtRatio(r.ratioOneThread),
     ]),
     [0, 1, 2],
   )
@@ -669,13 +692,19 @@ async function main(): Promise<void> {
 
   const generated = await Agent.create().session(localWorkspace(tree.root))
   const modules = await Agent.create().session(localWorkspace(nodeModules))
+  const generatedOne = await Agent.create().session(localWorkspace(tree.root, { searchThreads: 0 }))
+  const modulesOne = await Agent.create().session(localWorkspace(nodeModules, { searchThreads: 0 }))
+  console.log(
+    `  grep "ours": localWorkspace's default of ${Math.min(os.availableParallelism(), 4)} scan workers; ` +
+      `"ours, 1 thread": searchThreads 0`,
+  )
 
   console.log('\ngrep')
   const grepRows = !ONLY.has('grep')
     ? []
     : [
-        ...(await benchGrep(generated, tree.root, 'generated', ROUNDS)),
-        ...(await benchGrep(modules, nodeModules, 'node_modules', Math.max(ROUNDS, 5))),
+        ...(await benchGrep(generated, generatedOne, tree.root, 'generated', ROUNDS)),
+        ...(await benchGrep(modules, modulesOne, nodeModules, 'node_modules', Math.max(ROUNDS, 5))),
       ]
 
   console.log('\nglob')
