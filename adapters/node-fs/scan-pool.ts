@@ -36,11 +36,16 @@ const MAX_FAILURES = 3
 
 interface Slot {
   worker: Worker
-  /** The worker has loaded its modules and said so. */
-  ready: boolean
+  /**
+   * Set to 1 by the worker once it has loaded. Shared memory, not a message: a grep that scans
+   * on this thread meanwhile never yields to the event loop, where a message would wait.
+   */
+  ready: Int32Array
   /** Batches sent and not yet answered. */
   busy: number
 }
+
+const isReady = (slot: Slot) => Atomics.load(slot.ready, 0) === 1
 
 interface Waiting {
   slot: Slot
@@ -97,14 +102,11 @@ export function workerScanner(options: WorkerScannerOptions): WorkerScanner {
 
   const spawn = (): Slot => {
     const { entry, eval: isCode } = workerEntry()
-    const worker = new Worker(entry, { workerData: data, eval: isCode })
+    const ready = new Int32Array(new SharedArrayBuffer(4))
+    const worker = new Worker(entry, { workerData: { ...data, ready }, eval: isCode })
     worker.unref()
-    const slot: Slot = { worker, ready: false, busy: 0 }
-    worker.on('message', (reply: ScanWorkerReply | 'ready') => {
-      if (reply === 'ready') {
-        slot.ready = true
-        return
-      }
+    const slot: Slot = { worker, ready, busy: 0 }
+    worker.on('message', (reply: ScanWorkerReply) => {
       const w = waiting.get(reply.id)
       if (w === undefined) return
       waiting.delete(reply.id)
@@ -141,7 +143,7 @@ export function workerScanner(options: WorkerScannerOptions): WorkerScanner {
 
   return {
     get threads() {
-      return failures >= MAX_FAILURES ? 0 : slots.filter((s) => s.ready).length
+      return failures >= MAX_FAILURES ? 0 : slots.filter(isReady).length
     },
     start() {
       if (failures >= MAX_FAILURES) return
@@ -154,7 +156,7 @@ export function workerScanner(options: WorkerScannerOptions): WorkerScanner {
         return Promise.reject(new IsoagentError('unsupported', 'scan workers cannot run here'))
       clearTimeout(idleTimer)
       while (slots.length < options.threads) slots.push(spawn())
-      const ready = slots.filter((s) => s.ready)
+      const ready = slots.filter(isReady)
       const slot = (ready.length > 0 ? ready : slots).reduce((best, s) =>
         s.busy < best.busy ? s : best,
       )

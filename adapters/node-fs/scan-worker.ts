@@ -22,7 +22,7 @@ export type ScanWorkerRequest =
     }
   | { type: 'cancel'; id: number }
 
-/** What a scan worker answers for a batch (after `'ready'` once it has loaded). */
+/** What a scan worker answers for a batch. */
 export type ScanWorkerReply =
   | { id: number; outcomes: Awaited<ReturnType<typeof runFileScanJob>> }
   | { id: number; failed: string; cancelled: boolean }
@@ -33,8 +33,13 @@ export interface ScanWorkerData {
   options: { syncIo: boolean; chunkBytes: number }
 }
 
+/** What the pool adds: a shared flag the worker sets to 1 once it has loaded. */
+interface ScanWorkerStart extends ScanWorkerData {
+  ready: Int32Array
+}
+
 const port = parentPort!
-const { root, options } = workerData as ScanWorkerData
+const { root, options, ready } = workerData as ScanWorkerStart
 // The root was resolved by the workspace; a worker that finds it changed refuses to start.
 if (realpathSync.native(root) !== root) throw new Error(`workspace root ${root} moved`)
 const files = localFiles(root, options)
@@ -64,4 +69,4 @@ port.on('message', (message: ScanWorkerRequest) => {
     },
   )
 })
-port.postMessage('ready')
+Atomics.store(ready, 0, 1)
