@@ -1,5 +1,6 @@
 import {
   constants as fsConstants,
+  readdirSync,
   closeSync,
   fstatSync,
   lstatSync,
@@ -13,7 +14,15 @@ import * as fs from 'node:fs/promises'
 import * as nodePath from 'node:path'
 import { IsoagentError, type IsoagentErrorCode } from '../../src/errors.ts'
 import { WorkspacePath } from '../../src/workspace/workspace-path.ts'
-import type { ByteRange, WorkspaceStat } from '../../src/workspace/workspace-services.ts'
+import { pageOfNames } from '../../src/workspace/adapter-kit.ts'
+import type {
+  ByteRange,
+  DirEntry,
+  EntryKind,
+  ListOptions,
+  ListPage,
+  WorkspaceStat,
+} from '../../src/workspace/workspace-services.ts'
 
 // Path resolution and reads of the local workspace: what its search workers load, without the
 // shell, git and write machinery.
@@ -67,6 +76,28 @@ export interface DirHint {
   path: WorkspacePath
   real: string
   at: number
+}
+
+export function kindOf(entry: {
+  isFile(): boolean
+  isDirectory(): boolean
+  isSymbolicLink(): boolean
+}): EntryKind {
+  if (entry.isFile()) return 'file'
+  if (entry.isDirectory()) return 'directory'
+  if (entry.isSymbolicLink()) return 'symlink'
+  return 'other'
+}
+
+/** One page of a sorted listing of `names` (kinds by name). */
+export function listingPage(
+  names: string[],
+  kindByName: Map<string, EntryKind>,
+  options: ListOptions,
+): ListPage {
+  const page = pageOfNames(names.sort(), options.after, options.limit)
+  const entries: DirEntry[] = page.names.map((name) => ({ name, kind: kindByName.get(name)! }))
+  return page.next === undefined ? { entries } : { entries, next: page.next }
 }
 
 /** Options of {@link localFiles}. */
@@ -381,8 +412,33 @@ export function localFiles(realRoot: string, options: LocalFilesOptions) {
     dirCache.set(path, { real, at })
   }
 
+  /**
+   * A listing page with synchronous calls, below the directory's checked real path. Listed
+   * subdirectories (real directories, not symlinks) resolve to real/name: they are cached, so
+   * walking into them costs no path resolution.
+   */
+  function listSync(path: WorkspacePath, listOptions: ListOptions = {}): ListPage {
+    const real = realDir(path)
+    let dirents
+    try {
+      dirents = readdirSync(real, { withFileTypes: true })
+    } catch (error) {
+      throw fromErrno(error, path, 'list')
+    }
+    const now = Date.now()
+    const kinds = new Map<string, EntryKind>()
+    for (const d of dirents) {
+      const kind = kindOf(d)
+      kinds.set(d.name, kind)
+      if (kind === 'directory')
+        rememberDir(WorkspacePath.child(path, d.name), nodePath.join(real, d.name), now)
+    }
+    return listingPage([...kinds.keys()], kinds, listOptions)
+  }
+
   return {
     contained,
+    listSync,
     resolve,
     realDir,
     rememberDir,

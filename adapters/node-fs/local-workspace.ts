@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { readdirSync, realpathSync, statSync } from 'node:fs'
+import { realpathSync, statSync } from 'node:fs'
 import * as fs from 'node:fs/promises'
 import { availableParallelism } from 'node:os'
 import * as nodePath from 'node:path'
@@ -11,15 +11,12 @@ import {
   type IsoGitFs,
   IsoagentError,
   keyedLock,
-  pageOfNames,
   WorkspacePath,
-  type DirEntry,
-  type EntryKind,
   type ListPage,
   type WorkspaceServices,
   type WriteOptions,
 } from '../../src/index.ts'
-import { fromErrno, localFiles, type DirHint } from './local-files.ts'
+import { fromErrno, kindOf, listingPage, localFiles, type DirHint } from './local-files.ts'
 import { nodeShell } from './node-shell.ts'
 import { workerScanner } from './scan-pool.ts'
 import { gitCliAvailable, gitCliBackend } from './git-cli-backend.ts'
@@ -66,17 +63,6 @@ export interface LocalWorkspaceOptions {
 function defaultSearchThreads(): number {
   const cpus = availableParallelism()
   return cpus > 1 ? Math.min(cpus, 4) : 0
-}
-
-function kindOf(entry: {
-  isFile(): boolean
-  isDirectory(): boolean
-  isSymbolicLink(): boolean
-}): EntryKind {
-  if (entry.isFile()) return 'file'
-  if (entry.isDirectory()) return 'directory'
-  if (entry.isSymbolicLink()) return 'symlink'
-  return 'other'
 }
 
 /** The git backend for a local repository at `root`. */
@@ -132,8 +118,7 @@ export function openLocalWorkspace(
   const chunkBytes = options.readChunkBytes ?? 1024 * 1024
   const syncIo = options.syncMetadata !== false
   const files = localFiles(realRoot, { syncIo, chunkBytes })
-  const { resolve, realDir, dirHints, seedDirs, resolveFast, resolveEntry, statReal, readRange } =
-    files
+  const { resolve, dirHints, seedDirs, resolveFast, resolveEntry, statReal, readRange } = files
   if (
     options.shellEnv !== undefined &&
     (typeof options.shellEnv !== 'object' ||
@@ -222,35 +207,16 @@ export function openLocalWorkspace(
     },
 
     async list(path, listOptions = {}): Promise<ListPage> {
-      const real = syncIo ? realDir(path) : resolve(path)
+      if (syncIo) return files.listSync(path, listOptions)
+      const real = resolve(path)
       let dirents
       try {
-        dirents = syncIo
-          ? readdirSync(real, { withFileTypes: true })
-          : await fs.readdir(real, { withFileTypes: true })
+        dirents = await fs.readdir(real, { withFileTypes: true })
       } catch (error) {
         throw fromErrno(error, path, 'list')
       }
-      if (syncIo) {
-        // A listed subdirectory (a real directory, not a symlink) resolves to real/name: cache
-        // it, so walking into it costs no path resolution.
-        const now = Date.now()
-        for (const d of dirents) {
-          if (!d.isDirectory()) continue
-          files.rememberDir(WorkspacePath.child(path, d.name), nodePath.join(real, d.name), now)
-        }
-      }
-      const byName = new Map(dirents.map((d) => [d.name, d]))
-      const page = pageOfNames(
-        dirents.map((d) => d.name).sort(),
-        listOptions.after,
-        listOptions.limit,
-      )
-      const entries: DirEntry[] = page.names.map((name) => ({
-        name,
-        kind: kindOf(byName.get(name)!),
-      }))
-      return page.next === undefined ? { entries } : { entries, next: page.next }
+      const kinds = new Map(dirents.map((d) => [d.name, kindOf(d)]))
+      return listingPage([...kinds.keys()], kinds, listOptions)
     },
 
     async mkdir(path) {

@@ -6,7 +6,9 @@ import {
   type FileScanJob,
   type FileScanner,
   type FileScanOutcome,
-  type WorkspacePath,
+  type TreeScanOutcome,
+  type TreeScanRequest,
+  WorkspacePath,
 } from '../../src/index.ts'
 import type {
   ScanWorkerData,
@@ -49,7 +51,7 @@ const isReady = (slot: Slot) => Atomics.load(slot.ready, 0) === 1
 
 interface Waiting {
   slot: Slot
-  resolve(outcomes: FileScanOutcome[]): void
+  resolve(value: FileScanOutcome[] | TreeScanOutcome): void
   reject(error: unknown): void
 }
 
@@ -87,6 +89,8 @@ export function workerScanner(options: WorkerScannerOptions): WorkerScanner {
   let nextId = 1
   let failures = 0
   let idleTimer: ReturnType<typeof setTimeout> | undefined
+  /** Requests still running, by the signal that cancels them. */
+  const cancelOn = new WeakMap<AbortSignal, Set<number>>()
 
   const retire = (slot: Slot, error: unknown) => {
     if (!slots.includes(slot)) return
@@ -112,6 +116,7 @@ export function workerScanner(options: WorkerScannerOptions): WorkerScanner {
       waiting.delete(reply.id)
       if (--slot.busy === 0) worker.unref()
       if ('outcomes' in reply) w.resolve(reply.outcomes)
+      else if ('tree' in reply) w.resolve(reply.tree)
       else
         w.reject(
           reply.cancelled
@@ -141,6 +146,62 @@ export function workerScanner(options: WorkerScannerOptions): WorkerScanner {
     idleTimer.unref?.()
   }
 
+  /** Post a request to the least busy ready worker; its reply settles the promise. */
+  const send = <T>(build: (id: number) => ScanWorkerRequest, signal?: AbortSignal) => {
+    if (signal?.aborted) return Promise.reject(new IsoagentError('cancelled', 'search cancelled'))
+    if (failures >= MAX_FAILURES)
+      return Promise.reject(new IsoagentError('unsupported', 'scan workers cannot run here'))
+    clearTimeout(idleTimer)
+    while (slots.length < options.threads) slots.push(spawn())
+    const ready = slots.filter(isReady)
+    const slot = (ready.length > 0 ? ready : slots).reduce((best, s) =>
+      s.busy < best.busy ? s : best,
+    )
+    const id = nextId++
+    if (slot.busy++ === 0) slot.worker.ref()
+    slot.worker.postMessage(build(id))
+    return new Promise<T>((resolve, reject) => {
+      const settle = () => {
+        if (signal !== undefined) cancelOn.get(signal)?.delete(id)
+      }
+      if (signal !== undefined) {
+        // One listener per signal, however many requests it covers (a grep sends hundreds).
+        let ids = cancelOn.get(signal)
+        if (ids === undefined) {
+          const all = new Set<number>()
+          ids = all
+          cancelOn.set(signal, all)
+          signal.addEventListener(
+            'abort',
+            () => {
+              for (const pending of all) {
+                const w = waiting.get(pending)
+                w?.slot.worker.postMessage({
+                  type: 'cancel',
+                  id: pending,
+                } satisfies ScanWorkerRequest)
+              }
+              all.clear()
+            },
+            { once: true },
+          )
+        }
+        ids.add(id)
+      }
+      waiting.set(id, {
+        slot,
+        resolve: (value) => {
+          settle()
+          resolve(value as T)
+        },
+        reject: (error) => {
+          settle()
+          reject(error)
+        },
+      })
+    })
+  }
+
   return {
     get threads() {
       return failures >= MAX_FAILURES ? 0 : slots.filter(isReady).length
@@ -151,43 +212,23 @@ export function workerScanner(options: WorkerScannerOptions): WorkerScanner {
       if (waiting.size === 0) scheduleIdle()
     },
     scan(job: FileScanJob, paths: readonly WorkspacePath[], signal?: AbortSignal) {
-      if (signal?.aborted) return Promise.reject(new IsoagentError('cancelled', 'search cancelled'))
-      if (failures >= MAX_FAILURES)
-        return Promise.reject(new IsoagentError('unsupported', 'scan workers cannot run here'))
-      clearTimeout(idleTimer)
-      while (slots.length < options.threads) slots.push(spawn())
-      const ready = slots.filter(isReady)
-      const slot = (ready.length > 0 ? ready : slots).reduce((best, s) =>
-        s.busy < best.busy ? s : best,
+      return send<FileScanOutcome[]>(
+        (id) => ({ type: 'scan', id, job, paths: [...paths], hints: options.hints?.(paths) ?? [] }),
+        signal,
       )
-      const id = nextId++
-      if (slot.busy++ === 0) slot.worker.ref()
-      const message: ScanWorkerRequest = {
-        type: 'scan',
-        id,
-        job,
-        paths: [...paths],
-        hints: options.hints?.(paths) ?? [],
-      }
-      slot.worker.postMessage(message)
-      return new Promise<FileScanOutcome[]>((resolve, reject) => {
-        const onAbort = () => {
-          if (!waiting.has(id)) return
-          slot.worker.postMessage({ type: 'cancel', id } satisfies ScanWorkerRequest)
-        }
-        signal?.addEventListener('abort', onAbort, { once: true })
-        waiting.set(id, {
-          slot,
-          resolve: (outcomes) => {
-            signal?.removeEventListener('abort', onAbort)
-            resolve(outcomes)
-          },
-          reject: (error) => {
-            signal?.removeEventListener('abort', onAbort)
-            reject(error)
-          },
-        })
-      })
+    },
+    scanTree(job: FileScanJob, tree: TreeScanRequest, signal?: AbortSignal) {
+      return send<TreeScanOutcome>(
+        (id) => ({
+          type: 'tree',
+          id,
+          job,
+          tree,
+          // The directory's own checked real path (hints name the parents of paths).
+          hints: options.hints?.([WorkspacePath.child(tree.dir, '-')]) ?? [],
+        }),
+        signal,
+      )
     },
     async close() {
       clearTimeout(idleTimer)

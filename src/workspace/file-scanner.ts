@@ -45,6 +45,29 @@ export type FileScanOutcome =
   | { result: ScanResult }
   | { error: { code: IsoagentErrorCode; message: string; data: Record<string, unknown> } }
 
+/** A directory a grep hands over whole: the scanner walks it (as the search's walk would) and scans its files. */
+export interface TreeScanRequest {
+  /** The directory, one the search's walk decided to enter. */
+  dir: WorkspacePath
+  /** Where the search started (`include` is relative to it). */
+  start: WorkspacePath
+  /** The search's `include` glob. */
+  include?: string
+  /** Keep the backend's listing order (`sort: "backend"`). */
+  backendOrder: boolean
+  /**
+   * Identifies the search: scans of one search share the ignore rules of the directories above
+   * their `dir`, read once.
+   */
+  walkId: string
+}
+
+/** Every file of a {@link TreeScanRequest} in walk order with its outcome, and what the walk skipped. */
+export interface TreeScanOutcome {
+  files: { path: WorkspacePath; outcome: FileScanOutcome }[]
+  skips: { unreadable_dirs: number; unreadable_ignore_files: number }
+}
+
 /**
  * Scans workspace files for grep on other threads (Node's worker threads on local disk). It is
  * optional: the search tool scans on its own thread when a workspace has none, and it must
@@ -68,4 +91,9 @@ export interface FileScanner {
     paths: readonly WorkspacePath[],
     signal?: AbortSignal,
   ): Promise<FileScanOutcome[]>
+  /**
+   * Walk `tree.dir` and scan its files for `job`, as the search tool's own walk and scan would;
+   * rejects like {@link FileScanner.scan}.
+   */
+  scanTree(job: FileScanJob, tree: TreeScanRequest, signal?: AbortSignal): Promise<TreeScanOutcome>
 }

@@ -18,6 +18,8 @@ export type {
   FileScanOutcome,
   ScanRecord,
   ScanResult,
+  TreeScanOutcome,
+  TreeScanRequest,
 } from './file-scanner.ts'
 export type { Shell, ShellOutcome, ShellRequest, TreeEntry, TreeSnapshot } from './shell.ts'
 export { WorkspacePath, MAX_PATH_LENGTH, MAX_SEGMENT_BYTES } from './workspace-path.ts'

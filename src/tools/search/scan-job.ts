@@ -1,9 +1,16 @@
 import { IsoagentError } from '../../errors.ts'
-import type { FileScanJob, FileScanOutcome } from '../../workspace/file-scanner.ts'
+import type {
+  FileScanJob,
+  FileScanOutcome,
+  TreeScanOutcome,
+  TreeScanRequest,
+} from '../../workspace/file-scanner.ts'
 import type { WorkspacePath } from '../../workspace/workspace-path.ts'
-import type { FileReader } from './scan-file.ts'
 import { compileLineMatcher, type LineMatcher } from './line-matcher.ts'
-import { scanFile } from './scan-file.ts'
+import { compilePathGlob, prunerFor } from './path-filter.ts'
+import { scanFile, type FileReader } from './scan-file.ts'
+import { walkFiles, type WalkSource } from './walk.ts'
+import type { IgnoreLevel } from './ignore-rules.ts'
 
 let compiled: { key: string; matcher: LineMatcher } | undefined
 
@@ -49,4 +56,44 @@ export async function runFileScanJob(
 export function outcomeError(outcome: FileScanOutcome): IsoagentError | undefined {
   if (!('error' in outcome)) return undefined
   return new IsoagentError(outcome.error.code, outcome.error.message, { data: outcome.error.data })
+}
+
+/** Ignore levels above the directories of one search (its `walkId`), kept for its next trees. */
+let levels: { walkId: string; cache: Map<WorkspacePath, Promise<IgnoreLevel>> } | undefined
+
+/**
+ * Walk `tree.dir` and scan its files for `job`: the search tool's own walk (ignore rules of the
+ * directories above included, `include` applied) and scan, for a {@link FileScanner.scanTree}.
+ */
+export async function runTreeScanJob(
+  ws: WalkSource & FileReader,
+  job: FileScanJob,
+  tree: TreeScanRequest,
+  signal?: AbortSignal,
+): Promise<TreeScanOutcome> {
+  if (levels?.walkId !== tree.walkId) levels = { walkId: tree.walkId, cache: new Map() }
+  const skips = { unreadable_dirs: 0, unreadable_ignore_files: 0 }
+  const files: TreeScanOutcome['files'] = []
+  // The search's walk saw a directory here; one that is gone or replaced cannot be listed.
+  const stat = await ws.stat(tree.dir).catch(() => undefined)
+  if (stat?.kind !== 'directory') {
+    skips.unreadable_dirs++
+    return { files, skips }
+  }
+  const include =
+    tree.include === undefined ? undefined : compilePathGlob(tree.include, 'include', tree.start)
+  const enter = prunerFor(tree.include)
+  const paths: WorkspacePath[] = []
+  for await (const path of walkFiles(ws, {
+    start: tree.dir,
+    skips,
+    backendOrder: tree.backendOrder,
+    unitOf: levels.cache,
+    ...(signal ? { signal } : {}),
+    ...(enter ? { enter } : {}),
+  }))
+    if (include === undefined || include(path)) paths.push(path)
+  const outcomes = await runFileScanJob(ws, job, paths, signal)
+  paths.forEach((path, i) => files.push({ path, outcome: outcomes[i]! }))
+  return { files, skips }
 }

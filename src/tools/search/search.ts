@@ -13,8 +13,13 @@ import {
   type ScanRequest,
   type ScanResult,
 } from './scan-file.ts'
-import { outcomeError } from './scan-job.ts'
-import type { FileScanJob } from '../../workspace/file-scanner.ts'
+import { outcomeError, runTreeScanJob } from './scan-job.ts'
+import type {
+  FileScanJob,
+  FileScanOutcome,
+  TreeScanOutcome,
+  TreeScanRequest,
+} from '../../workspace/file-scanner.ts'
 import { walkFiles, type WalkSkips } from './walk.ts'
 
 /** Page sizes: paged modes (grep, glob) and ranked mode (bm25). */
@@ -27,6 +32,13 @@ export const SEARCH_LIMITS = {
 const SCAN_AHEAD = 16
 /** A grep scans this many files itself before it hands any to the workspace's scanner. */
 const SCAN_HERE_FIRST = 64
+/** Directories this deep below the start go to the scanner whole (its threads walk them too). */
+const UNIT_DEPTH = 2
+/**
+ * What a handed-over directory counts for in the files a grep keeps in flight: a few, so that
+ * while one thread works through a large directory the others run well ahead of it.
+ */
+const UNIT_WEIGHT = 8
 /** Files per batch handed to the scanner; each thread gets up to four batches ahead. */
 const SCANNER_BATCH = 32
 /**
@@ -304,6 +316,11 @@ async function runGrep(args: SearchArgs, context: ToolContext): Promise<ToolResu
   const resumeInside = position !== undefined && position.i === 1 && !backend
 
   const enter = prunerFor(args.include)
+  const scanner = context.workspace.scanner
+  /** Files the walk has given so far; a grep past SCAN_HERE_FIRST of them uses the scanner. */
+  let walked = 0
+  const scannerThreads = () => (walked > SCAN_HERE_FIRST ? (scanner?.threads ?? 0) : 0)
+  const startDepth = start === '' ? 0 : start.split('/').length
   const walk = walkFiles(context.workspace, {
     start,
     signal: context.signal,
@@ -311,6 +328,8 @@ async function runGrep(args: SearchArgs, context: ToolContext): Promise<ToolResu
     backendOrder: backend,
     ...(enter ? { enter } : {}),
     ...(position && !backend ? { after: position.p, inclusive: resumeInside } : {}),
+    // Directories UNIT_DEPTH below the start go to the scanner's threads whole, walk included.
+    delegate: (dir) => dir.split('/').length - startDepth >= UNIT_DEPTH && scannerThreads() > 0,
   })
   // Scan up to SCAN_AHEAD files concurrently (I/O overlaps; on S3 these are parallel GETs), or
   // hand batches to the workspace's scanner threads once the walk proves long enough; the
@@ -329,7 +348,6 @@ async function runGrep(args: SearchArgs, context: ToolContext): Promise<ToolResu
     // A page never holds more than `limit` matches; the consumer trims to what is left.
     maxMatches: pathOrderContent ? limit : Number.POSITIVE_INFINITY,
   }
-  const scanner = context.workspace.scanner
   const job: FileScanJob = {
     pattern: args.query,
     caseSensitive: args.case_sensitive ?? true,
@@ -339,6 +357,10 @@ async function runGrep(args: SearchArgs, context: ToolContext): Promise<ToolResu
     maxMatches: request.maxMatches,
   }
   type Outcome = { result?: ScanResult; error?: unknown }
+  const fromOutcome = (o: FileScanOutcome): Outcome => {
+    const error = outcomeError(o)
+    return error === undefined ? { result: (o as { result: ScanResult }).result } : { error }
+  }
   const scanHere = (path: WorkspacePath, here: boolean): Promise<Outcome> =>
     scanFile(
       context.workspace,
@@ -349,16 +371,28 @@ async function runGrep(args: SearchArgs, context: ToolContext): Promise<ToolResu
       (result) => ({ result }),
       (error: unknown) => ({ error }),
     )
-  async function* scans() {
+  const walkId = crypto.randomUUID()
+  const tree = (dir: WorkspacePath): TreeScanRequest => ({
+    dir,
+    start,
+    ...(args.include !== undefined ? { include: args.include } : {}),
+    backendOrder: backend,
+    walkId,
+  })
+  type Scanned = Outcome & { path: WorkspacePath; here: boolean }
+  async function* scans(): AsyncGenerator<Scanned> {
     interface Item {
       path: WorkspacePath
       here: boolean
       outcome: Promise<Outcome>
       settle?: (outcome: Promise<Outcome>) => void
+      /** A directory handed over whole: its files' outcomes, in walk order. */
+      tree?: Promise<TreeScanOutcome>
     }
     const queue: Item[] = []
+    /** Files queued, a handed-over directory counting as UNIT_WEIGHT. */
+    let queued = 0
     let batch: Item[] = []
-    let walked = 0
     const dispatch = () => {
       const items = batch
       batch = []
@@ -370,12 +404,7 @@ async function runGrep(args: SearchArgs, context: ToolContext): Promise<ToolResu
       items.forEach((item, k) => {
         item.settle!(
           outcomes.then(
-            (all) => {
-              const error = outcomeError(all[k]!)
-              return error === undefined
-                ? { result: (all[k] as { result: ScanResult }).result }
-                : { error }
-            },
+            (all) => fromOutcome(all[k]!),
             // The scanner failed (not the file): scan it here instead.
             () => scanHere(item.path, false),
           ),
@@ -383,32 +412,54 @@ async function runGrep(args: SearchArgs, context: ToolContext): Promise<ToolResu
         delete item.settle
       })
     }
-    const take = async (): Promise<Item & Outcome> => {
+    const take = async (): Promise<Scanned[]> => {
       const item = queue.shift()!
+      if (item.tree !== undefined) {
+        queued -= UNIT_WEIGHT
+        const done = await item.tree.catch(() =>
+          // The scanner failed: walk and scan the directory here instead.
+          runTreeScanJob(context.workspace, job, tree(item.path), ahead.signal),
+        )
+        skips.unreadable_dirs += done.skips.unreadable_dirs
+        skips.unreadable_ignore_files += done.skips.unreadable_ignore_files
+        return done.files.map((f) => ({ path: f.path, here: false, ...fromOutcome(f.outcome) }))
+      }
+      queued--
       if (item.settle !== undefined) dispatch()
-      return { ...item, ...(await item.outcome) }
+      return [{ ...item, ...(await item.outcome) }]
     }
     try {
-      for await (const path of walk) {
-        if (include !== undefined && !include(path)) continue
-        const here = resumeInside && path === position!.p
-        // A grep that proves long starts the scanner's threads; this thread scans until they
-        // are up.
-        if (scanner !== undefined && ++walked === SCAN_HERE_FIRST) scanner.start()
-        const threads = walked > SCAN_HERE_FIRST ? (scanner?.threads ?? 0) : 0
-        const pooled = threads > 0 && !here
+      for await (const entry of walk) {
+        const threads = scannerThreads()
         let item: Item
-        if (pooled) {
-          let settle!: (outcome: Promise<Outcome>) => void
-          const outcome = new Promise<Outcome>((resolve) => (settle = resolve))
-          item = { path, here, outcome, settle }
-          batch.push(item)
-          if (batch.length === SCANNER_BATCH) dispatch()
-        } else item = { path, here, outcome: scanHere(path, here) }
-        queue.push(item)
-        if (queue.length >= (pooled ? SCANNER_BATCH * 4 * threads : SCAN_AHEAD)) yield take()
+        if (typeof entry !== 'string') {
+          // A whole directory: dispatched at once, never batched.
+          item = { path: entry.unit, here: false, outcome: Promise.resolve({}) }
+          item.tree = scanner!.scanTree(job, tree(entry.unit), ahead.signal)
+          item.tree.catch(() => {})
+          queue.push(item)
+          queued += UNIT_WEIGHT
+        } else {
+          const path = entry
+          if (include !== undefined && !include(path)) continue
+          const here = resumeInside && path === position!.p
+          // A grep that proves long starts the scanner's threads; this thread scans until
+          // they are up.
+          if (scanner !== undefined && ++walked === SCAN_HERE_FIRST) scanner.start()
+          if (threads > 0 && !here) {
+            let settle!: (outcome: Promise<Outcome>) => void
+            const outcome = new Promise<Outcome>((resolve) => (settle = resolve))
+            item = { path, here, outcome, settle }
+            batch.push(item)
+            if (batch.length === SCANNER_BATCH) dispatch()
+          } else item = { path, here, outcome: scanHere(path, here) }
+          queue.push(item)
+          queued++
+        }
+        if (queued >= (threads > 0 ? SCANNER_BATCH * 4 * threads : SCAN_AHEAD))
+          for (const scan of await take()) yield scan
       }
-      while (queue.length > 0) yield take()
+      while (queue.length > 0) for (const scan of await take()) yield scan
     } finally {
       ahead.abort()
       context.signal.removeEventListener('abort', stopAhead)

@@ -13,6 +13,9 @@ export interface WalkSkips {
   unreadable_ignore_files: number
 }
 
+/** What a walk reads through: listings, stats and ignore files. */
+export type WalkSource = Pick<WorkspaceServices, 'list' | 'stat' | 'read'>
+
 /** Options of {@link walkFiles}. */
 export interface WalkOptions {
   /** Start here (a directory, or a single file). */
@@ -27,13 +30,30 @@ export interface WalkOptions {
   /** Enter a directory only when this says it can hold a wanted file. */
   enter?: (dir: WorkspacePath) => boolean
   skips: WalkSkips
+  /**
+   * Hand over directories to walk elsewhere: a directory the walk would enter, after the cursor,
+   * for which this returns true is yielded as a {@link WalkUnit} (in its place in walk order)
+   * instead of being entered.
+   */
+  delegate?: (dir: WorkspacePath) => boolean
+  /**
+   * This walk is one unit of a larger walk that went through the start's ancestors already:
+   * their ignore levels are shared through this cache, and what reading them skipped is not
+   * counted again.
+   */
+  unitOf?: Map<WorkspacePath, Promise<IgnoreLevel>>
+}
+
+/** A directory handed over by {@link WalkOptions.delegate}. */
+export interface WalkUnit {
+  unit: WorkspacePath
 }
 
 const PAGE = 1000
 /** Directory listings fetched ahead of the walk, at most. */
 const PREFETCH = 32
 
-async function listAll(ws: WorkspaceServices, dir: WorkspacePath): Promise<DirEntry[]> {
+async function listAll(ws: WalkSource, dir: WorkspacePath): Promise<DirEntry[]> {
   const out: DirEntry[] = []
   let after: string | undefined
   for (;;) {
@@ -44,7 +64,7 @@ async function listAll(ws: WorkspaceServices, dir: WorkspacePath): Promise<DirEn
   }
 }
 
-async function readIgnore(ws: WorkspaceServices, path: WorkspacePath, skips: WalkSkips) {
+async function readIgnore(ws: WalkSource, path: WorkspacePath, skips: WalkSkips) {
   try {
     return compileIgnore(decodeUtf8(await ws.read(path), path))
   } catch {
@@ -54,7 +74,7 @@ async function readIgnore(ws: WorkspaceServices, path: WorkspacePath, skips: Wal
 }
 
 async function levelFor(
-  ws: WorkspaceServices,
+  ws: WalkSource,
   dir: WorkspacePath,
   names: Set<string>,
   skips: WalkSkips,
@@ -112,10 +132,15 @@ export function comparePaths(a: string, b: string): number {
  * ripgrep does), `.rgignore`/`.ignore`/`.gitignore`/`.git/info/exclude` respected at every
  * depth, symlinks never followed. Everything goes through the workspace port.
  */
+export function walkFiles(
+  ws: WalkSource,
+  options: WalkOptions & { delegate: (dir: WorkspacePath) => boolean },
+): AsyncGenerator<WorkspacePath | WalkUnit>
+export function walkFiles(ws: WalkSource, options: WalkOptions): AsyncGenerator<WorkspacePath>
 export async function* walkFiles(
-  ws: WorkspaceServices,
+  ws: WalkSource,
   options: WalkOptions,
-): AsyncGenerator<WorkspacePath> {
+): AsyncGenerator<WorkspacePath | WalkUnit> {
   const { start, signal, skips, inclusive, backendOrder } = options
   const after = backendOrder ? undefined : options.after
   const stat = await ws.stat(start)
@@ -132,9 +157,22 @@ export async function* walkFiles(
   const ancestors: WorkspacePath[] = []
   for (let p = start; p !== ''; p = WorkspacePath.parent(p))
     ancestors.unshift(WorkspacePath.parent(p))
-  for (const dir of ancestors) {
+  const ancestorLevel = async (dir: WorkspacePath, counted: WalkSkips) => {
     const names = new Set((await listAll(ws, dir).catch(() => [] as DirEntry[])).map((e) => e.name))
-    levels.push(await levelFor(ws, dir, names, skips))
+    return levelFor(ws, dir, names, counted)
+  }
+  for (const dir of ancestors) {
+    const cache = options.unitOf
+    if (cache === undefined) {
+      levels.push(await ancestorLevel(dir, skips))
+      continue
+    }
+    let level = cache.get(dir)
+    if (level === undefined) {
+      level = ancestorLevel(dir, { unreadable_dirs: 0, unreadable_ignore_files: 0 })
+      cache.set(dir, level)
+    }
+    levels.push(await level)
   }
 
   // Listings of directories about to be entered, fetched ahead so their I/O overlaps the walk.
@@ -177,7 +215,7 @@ export async function* walkFiles(
       if (isDir && options.enter !== undefined && !options.enter(path)) continue
       items.push({ path, isDir })
     }
-    for (const item of items) if (item.isDir) prefetch(item.path)
+    for (const item of items) if (item.isDir && !options.delegate?.(item.path)) prefetch(item.path)
     return { items, next: 0 }
   }
   // Depth first with an explicit stack: one generator, however deep the tree.
@@ -201,6 +239,10 @@ export async function* walkFiles(
     }
     if (resumeAfter !== undefined && !resumeAfter.startsWith(item.path + '/'))
       resumeAfter = undefined
+    if (resumeAfter === undefined && options.delegate?.(item.path)) {
+      yield { unit: item.path }
+      continue
+    }
     const frame = await open(item.path)
     if (frame !== undefined) stack.push(frame)
   }
