@@ -55,6 +55,10 @@ function writeTree(root: string) {
       k % 997 === 0 ? `needle ${k}` : `line ${k} beta`,
     ).join('\n'),
   )
+  // One directory dense with matches: pages of a few files end inside it.
+  mkdirSync(join(root, 'pkg3', 'dense'), { recursive: true })
+  for (let k = 0; k < 12; k++)
+    writeFileSync(join(root, 'pkg3', 'dense', `n${k}.txt`), `Needle ${k}\n`)
   writeFileSync(join(root, '.gitignore'), 'pkg6/d1/\n')
 }
 
@@ -150,6 +154,14 @@ describe('grep on scanner threads (local disk)', () => {
         expect(calls.paths - before, JSON.stringify(q)).toBeGreaterThan(250)
       }
       // Paged: small pages and pages that end inside a file join to the same result.
+      // Backend order pages by skipping the matching files of earlier pages.
+      for (const output_mode of ['files_with_matches', 'count', 'content']) {
+        // Directories of several matching files each, pages of two: a page's files sit inside them.
+        const q = { mode: 'grep', query: 'Needle \\d', output_mode, sort: 'backend', limit: 2 }
+        const pages = await allPages(pooled, q)
+        expect(pages.length).toBeGreaterThan(2)
+        expect(pages).toEqual(await allPages(one, q))
+      }
       for (const [query, limit] of [
         ['needle', 250],
         ['needle \\d+', 7],

@@ -377,6 +377,8 @@ async function runGrep(args: SearchArgs, context: ToolContext): Promise<ToolResu
     start,
     ...(args.include !== undefined ? { include: args.include } : {}),
     backendOrder: backend,
+    // Backend order skips the matching files of earlier pages as it goes: no early stop.
+    limit: backend ? Number.POSITIVE_INFINITY : limit,
     walkId,
   })
   type Scanned = Outcome & { path: WorkspacePath; here: boolean }
