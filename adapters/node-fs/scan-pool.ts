@@ -89,8 +89,8 @@ export function workerScanner(options: WorkerScannerOptions): WorkerScanner {
   let nextId = 1
   let failures = 0
   let idleTimer: ReturnType<typeof setTimeout> | undefined
-  /** Requests still running, by the signal that cancels them. */
-  const cancelOn = new WeakMap<AbortSignal, Set<number>>()
+  /** Shared cancellation flags, one per signal (a grep sends hundreds of requests with one). */
+  const cancelFlags = new WeakMap<AbortSignal, Int32Array>()
 
   const retire = (slot: Slot, error: unknown) => {
     if (!slots.includes(slot)) return
@@ -146,8 +146,27 @@ export function workerScanner(options: WorkerScannerOptions): WorkerScanner {
     idleTimer.unref?.()
   }
 
+  /**
+   * The cancellation flag of `signal`, shared with the workers: 1 once it aborts. A worker runs
+   * a request start to end without looking at its messages, so a message could not stop it;
+   * it reads this flag at every file and directory, also for requests still queued.
+   */
+  const flagOf = (signal: AbortSignal): Int32Array => {
+    let flag = cancelFlags.get(signal)
+    if (flag === undefined) {
+      const shared = new Int32Array(new SharedArrayBuffer(4))
+      flag = shared
+      cancelFlags.set(signal, shared)
+      signal.addEventListener('abort', () => Atomics.store(shared, 0, 1), { once: true })
+    }
+    return flag
+  }
+
   /** Post a request to the least busy ready worker; its reply settles the promise. */
-  const send = <T>(build: (id: number) => ScanWorkerRequest, signal?: AbortSignal) => {
+  const send = <T>(
+    build: (id: number, cancel: Int32Array | undefined) => ScanWorkerRequest,
+    signal?: AbortSignal,
+  ) => {
     if (signal?.aborted) return Promise.reject(new IsoagentError('cancelled', 'search cancelled'))
     if (failures >= MAX_FAILURES)
       return Promise.reject(new IsoagentError('unsupported', 'scan workers cannot run here'))
@@ -159,46 +178,9 @@ export function workerScanner(options: WorkerScannerOptions): WorkerScanner {
     )
     const id = nextId++
     if (slot.busy++ === 0) slot.worker.ref()
-    slot.worker.postMessage(build(id))
+    slot.worker.postMessage(build(id, signal === undefined ? undefined : flagOf(signal)))
     return new Promise<T>((resolve, reject) => {
-      const settle = () => {
-        if (signal !== undefined) cancelOn.get(signal)?.delete(id)
-      }
-      if (signal !== undefined) {
-        // One listener per signal, however many requests it covers (a grep sends hundreds).
-        let ids = cancelOn.get(signal)
-        if (ids === undefined) {
-          const all = new Set<number>()
-          ids = all
-          cancelOn.set(signal, all)
-          signal.addEventListener(
-            'abort',
-            () => {
-              for (const pending of all) {
-                const w = waiting.get(pending)
-                w?.slot.worker.postMessage({
-                  type: 'cancel',
-                  id: pending,
-                } satisfies ScanWorkerRequest)
-              }
-              all.clear()
-            },
-            { once: true },
-          )
-        }
-        ids.add(id)
-      }
-      waiting.set(id, {
-        slot,
-        resolve: (value) => {
-          settle()
-          resolve(value as T)
-        },
-        reject: (error) => {
-          settle()
-          reject(error)
-        },
-      })
+      waiting.set(id, { slot, resolve: (value) => resolve(value as T), reject })
     })
   }
 
@@ -213,17 +195,25 @@ export function workerScanner(options: WorkerScannerOptions): WorkerScanner {
     },
     scan(job: FileScanJob, paths: readonly WorkspacePath[], signal?: AbortSignal) {
       return send<FileScanOutcome[]>(
-        (id) => ({ type: 'scan', id, job, paths: [...paths], hints: options.hints?.(paths) ?? [] }),
+        (id, cancel) => ({
+          type: 'scan',
+          id,
+          job,
+          paths: [...paths],
+          hints: options.hints?.(paths) ?? [],
+          cancel,
+        }),
         signal,
       )
     },
     scanTree(job: FileScanJob, tree: TreeScanRequest, signal?: AbortSignal) {
       return send<TreeScanOutcome>(
-        (id) => ({
+        (id, cancel) => ({
           type: 'tree',
           id,
           job,
           tree,
+          cancel,
           // The directory's own checked real path (hints name the parents of paths).
           hints: options.hints?.([WorkspacePath.child(tree.dir, '-')]) ?? [],
         }),

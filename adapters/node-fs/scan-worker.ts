@@ -8,7 +8,7 @@ import type {
   TreeScanRequest,
 } from '../../src/workspace/file-scanner.ts'
 import type { WorkspacePath } from '../../src/workspace/workspace-path.ts'
-import type { ListOptions } from '../../src/workspace/workspace-services.ts'
+import type { ByteRange, ListOptions } from '../../src/workspace/workspace-services.ts'
 import { localFiles, type DirHint } from './local-files.ts'
 
 // A search worker: it loads only the scan and the local read path, so it is up in tens of ms.
@@ -16,7 +16,10 @@ import { localFiles, type DirHint } from './local-files.ts'
 /** Directories the calling thread has checked, adopted for the rest of their cache time. */
 export type ScanWorkerRequestHints = DirHint[]
 
-/** Messages a scan worker takes: a batch to scan, or the cancellation of one. */
+/**
+ * Messages a scan worker takes: a batch of files, or a directory, to scan. `cancel` is a shared
+ * flag the pool sets to 1 when the request's search is cancelled.
+ */
 export type ScanWorkerRequest =
   | {
       type: 'scan'
@@ -24,6 +27,7 @@ export type ScanWorkerRequest =
       job: FileScanJob
       paths: WorkspacePath[]
       hints: ScanWorkerRequestHints
+      cancel: Int32Array | undefined
     }
   | {
       type: 'tree'
@@ -31,8 +35,8 @@ export type ScanWorkerRequest =
       job: FileScanJob
       tree: TreeScanRequest
       hints: ScanWorkerRequestHints
+      cancel: Int32Array | undefined
     }
-  | { type: 'cancel'; id: number }
 
 /** What a scan worker answers for a batch. */
 export type ScanWorkerReply =
@@ -56,22 +60,39 @@ const { root, options, ready } = workerData as ScanWorkerStart
 // The root was resolved by the workspace; a worker that finds it changed refuses to start.
 if (realpathSync.native(root) !== root) throw new Error(`workspace root ${root} moved`)
 const files = localFiles(root, options)
-const reader = {
-  read: files.readRange,
-  readStream: files.readStream,
-  list: async (path: WorkspacePath, options?: ListOptions) => files.listSync(path, options),
-  stat: (path: WorkspacePath) => files.statReal(files.resolveFast(path), path),
+/**
+ * The workspace side a request reads through. Every read, listing and stat first looks at the
+ * request's cancellation flag and aborts `controller` once it is set: the scan and the walk
+ * check the signal right after, so a cancelled request stops at its next file or directory.
+ */
+function readerFor(cancel: Int32Array | undefined, controller: AbortController) {
+  const check = () => {
+    if (cancel !== undefined && Atomics.load(cancel, 0) === 1) controller.abort()
+  }
+  return {
+    read: (path: WorkspacePath, range?: ByteRange) => {
+      check()
+      return files.readRange(path, range)
+    },
+    readStream: (path: WorkspacePath, range?: ByteRange) => {
+      check()
+      return files.readStream(path, range)
+    },
+    list: async (path: WorkspacePath, options?: ListOptions) => {
+      check()
+      return files.listSync(path, options)
+    },
+    stat: (path: WorkspacePath) => {
+      check()
+      return files.statReal(files.resolveFast(path), path)
+    },
+  }
 }
-const running = new Map<number, AbortController>()
 
 port.on('message', (message: ScanWorkerRequest) => {
-  if (message.type === 'cancel') {
-    running.get(message.id)?.abort()
-    return
-  }
   files.seedDirs(message.hints)
   const controller = new AbortController()
-  running.set(message.id, controller)
+  const reader = readerFor(message.cancel, controller)
   const work: Promise<ScanWorkerReply> =
     message.type === 'scan'
       ? runFileScanJob(reader, message.job, message.paths, controller.signal).then((outcomes) => ({
@@ -83,18 +104,13 @@ port.on('message', (message: ScanWorkerRequest) => {
           tree,
         }))
   work.then(
-    (reply) => {
-      running.delete(message.id)
-      port.postMessage(reply)
-    },
-    (error: unknown) => {
-      running.delete(message.id)
+    (reply) => port.postMessage(reply),
+    (error: unknown) =>
       port.postMessage({
         id: message.id,
         failed: error instanceof Error ? error.message : String(error),
         cancelled: IsoagentError.is(error, 'cancelled'),
-      } satisfies ScanWorkerReply)
-    },
+      } satisfies ScanWorkerReply),
   )
 })
 Atomics.store(ready, 0, 1)

@@ -56,11 +56,6 @@ export interface TreeScanRequest {
   /** Keep the backend's listing order (`sort: "backend"`). */
   backendOrder: boolean
   /**
-   * The search needs no more than this many matching lines (content mode) or matching files
-   * (other modes) from this directory: the scan may stop once it has one more.
-   */
-  limit: number
-  /**
    * Identifies the search: scans of one search share the ignore rules of the directories above
    * their `dir`, read once.
    */

@@ -83,7 +83,6 @@ export async function runTreeScanJob(
   const include =
     tree.include === undefined ? undefined : compilePathGlob(tree.include, 'include', tree.start)
   const enter = prunerFor(tree.include)
-  let found = 0
   for await (const path of walkFiles(ws, {
     start: tree.dir,
     skips,
@@ -95,11 +94,6 @@ export async function runTreeScanJob(
     if (include !== undefined && !include(path)) continue
     const [outcome] = await runFileScanJob(ws, job, [path], signal)
     files.push({ path, outcome: outcome! })
-    if ('result' in outcome!) {
-      const r = outcome.result
-      found += job.keepText ? r.records.filter((x) => x.match).length : r.matches > 0 ? 1 : 0
-      if (found > tree.limit || r.more) break
-    }
   }
   return { files, skips }
 }

@@ -328,8 +328,13 @@ async function runGrep(args: SearchArgs, context: ToolContext): Promise<ToolResu
     backendOrder: backend,
     ...(enter ? { enter } : {}),
     ...(position && !backend ? { after: position.p, inclusive: resumeInside } : {}),
-    // Directories UNIT_DEPTH below the start go to the scanner's threads whole, walk included.
-    delegate: (dir) => dir.split('/').length - startDepth >= UNIT_DEPTH && scannerThreads() > 0,
+    // A full scan (summary) hands directories UNIT_DEPTH below the start to the scanner's
+    // threads whole, walk included; a paged scan hands over batches of files, so it never runs
+    // far past its page.
+    delegate: (dir) =>
+      outputMode === 'summary' &&
+      dir.split('/').length - startDepth >= UNIT_DEPTH &&
+      scannerThreads() > 0,
   })
   // Scan up to SCAN_AHEAD files concurrently (I/O overlaps; on S3 these are parallel GETs), or
   // hand batches to the workspace's scanner threads once the walk proves long enough; the
@@ -377,8 +382,6 @@ async function runGrep(args: SearchArgs, context: ToolContext): Promise<ToolResu
     start,
     ...(args.include !== undefined ? { include: args.include } : {}),
     backendOrder: backend,
-    // Backend order skips the matching files of earlier pages as it goes: no early stop.
-    limit: backend ? Number.POSITIVE_INFINITY : limit,
     walkId,
   })
   type Scanned = Outcome & { path: WorkspacePath; here: boolean }
