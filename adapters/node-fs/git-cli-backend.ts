@@ -3,7 +3,9 @@ import { readFile, readdir, lstat, rm } from 'node:fs/promises'
 import * as nodePath from 'node:path'
 import { performance } from 'node:perf_hooks'
 import {
+  gitStoppedError,
   IsoagentError,
+  stoppableGitBackend,
   type GitAddedPath,
   type GitBackend,
   type GitBranch,
@@ -82,13 +84,6 @@ function compareBytes(a: string, b: string): number {
 
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   return a.length === b.length && Buffer.compare(a, b) === 0
-}
-
-/** The error a stopped call rejects with: the signal's own IsoagentError, else `cancelled`. */
-function stoppedError(signal: AbortSignal): IsoagentError {
-  const reason: unknown = signal.reason
-  if (IsoagentError.is(reason, 'cancelled', 'timeout')) return reason
-  return new IsoagentError('cancelled', 'git was cancelled', { cause: reason })
 }
 
 function splitNul(bytes: Uint8Array): string[] {
@@ -184,7 +179,7 @@ function cliBackend(root: string, options: GitCliBackendOptions, call: CallState
     const signal = call.signal
     if (signal === undefined || !signal.aborted) return
     if (call.changing && performance.now() < call.finishBy) return
-    throw stoppedError(signal)
+    throw gitStoppedError(signal)
   }
 
   async function run(args: string[], options: RunOptions = {}): Promise<RunResult> {
@@ -247,7 +242,7 @@ function cliBackend(root: string, options: GitCliBackendOptions, call: CallState
                 settle()
                 child.stdout?.destroy()
                 child.stderr?.destroy()
-                reject(stoppedError(signal!))
+                reject(gitStoppedError(signal!))
               }, KILL_GRACE_MS),
             )
           }, KILL_GRACE_MS),
@@ -284,7 +279,7 @@ function cliBackend(root: string, options: GitCliBackendOptions, call: CallState
                   ),
                 )
               : Promise.resolve()
-          void cleanup.catch(() => undefined).then(() => reject(stoppedError(signal!)))
+          void cleanup.catch(() => undefined).then(() => reject(gitStoppedError(signal!)))
           return
         }
         resolve({
@@ -694,25 +689,7 @@ function cliBackend(root: string, options: GitCliBackendOptions, call: CallState
  * read: unless the call has begun changing the repository, they reject with the stop reason.
  */
 function stoppable(backend: GitBackend, call: CallState): GitBackend {
+  // No git starts once stopped (`mayStart`); what ran before the stop is discarded.
   const signal = call.signal!
-  const stoppedNow = () => signal.aborted && !call.changing
-  const out: Record<string, unknown> = {}
-  for (const [key, value] of Object.entries(backend)) {
-    out[key] =
-      typeof value !== 'function' || key === 'withSignal'
-        ? value
-        : async (...args: unknown[]) => {
-            // No git starts once stopped (`mayStart`); what ran before the stop is discarded.
-            try {
-              const result: unknown = await (value as (...a: unknown[]) => Promise<unknown>)(
-                ...args,
-              )
-              if (stoppedNow()) throw stoppedError(signal)
-              return result
-            } catch (error) {
-              throw stoppedNow() ? stoppedError(signal) : error
-            }
-          }
-  }
-  return out as unknown as GitBackend
+  return stoppableGitBackend(backend, signal, () => signal.aborted && !call.changing)
 }

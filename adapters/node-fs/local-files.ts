@@ -173,31 +173,28 @@ export function localFiles(realRoot: string, options: LocalFilesOptions) {
       return resolve(path)
     }
     if (!contained(real)) throw escape(path)
-    if (dirCache.size >= DIR_CACHE_MAX) dirCache.clear()
-    dirCache.set(path, { real, at: now })
+    rememberDir(path, real, now)
     return real
   }
-  function dirHints(paths: readonly WorkspacePath[]): DirHint[] {
+  /** Fresh cache entries of `dirs` (checked real paths another thread may adopt). */
+  function dirHints(dirs: readonly WorkspacePath[]): DirHint[] {
     const now = Date.now()
     const hints: DirHint[] = []
     let last: string | undefined
-    for (const p of paths) {
-      const parent = WorkspacePath.parent(p)
-      if (parent === last || parent === '') continue
-      last = parent
-      const hit = dirCache.get(parent)
+    for (const dir of dirs) {
+      if (dir === last) continue
+      last = dir
+      const hit = dirCache.get(dir)
       if (hit !== undefined && now - hit.at < DIR_CACHE_MS)
-        hints.push({ path: parent, real: hit.real, at: hit.at })
+        hints.push({ path: dir, real: hit.real, at: hit.at })
     }
     return hints
   }
+  /** Adopt another thread's fresh entries; each still expires DIR_CACHE_MS after its check. */
   function seedDirs(hints: readonly DirHint[]) {
     const now = Date.now()
-    for (const h of hints) {
-      if (now - h.at >= DIR_CACHE_MS || !contained(h.real)) continue
-      if (dirCache.size >= DIR_CACHE_MAX) dirCache.clear()
-      dirCache.set(h.path, { real: h.real, at: h.at })
-    }
+    for (const h of hints)
+      if (now - h.at < DIR_CACHE_MS && contained(h.real)) rememberDir(h.path, h.real, h.at)
   }
   /**
    * Where `path` lies below its parent's cached real path, without looking at its last
@@ -406,7 +403,7 @@ export function localFiles(realRoot: string, options: LocalFilesOptions) {
     })
   }
 
-  /** Record a listed real subdirectory's real path, checked at `at`. */
+  /** Cache a directory's real path, checked at `at`. */
   function rememberDir(path: WorkspacePath, real: string, at: number) {
     if (dirCache.size >= DIR_CACHE_MAX) dirCache.clear()
     dirCache.set(path, { real, at })
@@ -436,21 +433,18 @@ export function localFiles(realRoot: string, options: LocalFilesOptions) {
     return listingPage([...kinds.keys()], kinds, listOptions)
   }
 
+  /** Facts about `path` (symlinks inside the root followed), or undefined when nothing is there. */
+  const stat = (path: WorkspacePath) => statReal(resolveFast(path), path)
+
   return {
-    contained,
     listSync,
     resolve,
-    realDir,
-    rememberDir,
     dirHints,
     seedDirs,
-    resolveFast,
     resolveEntry,
+    stat,
     statReal,
     readRange,
     readStream,
   }
 }
-
-/** See {@link localFiles}. */
-export type LocalFiles = ReturnType<typeof localFiles>

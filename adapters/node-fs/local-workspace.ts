@@ -16,7 +16,7 @@ import {
   type WorkspaceServices,
   type WriteOptions,
 } from '../../src/index.ts'
-import { fromErrno, kindOf, listingPage, localFiles, type DirHint } from './local-files.ts'
+import { fromErrno, kindOf, listingPage, localFiles } from './local-files.ts'
 import { nodeShell } from './node-shell.ts'
 import { workerScanner } from './scan-pool.ts'
 import { gitCliAvailable, gitCliBackend } from './git-cli-backend.ts'
@@ -26,10 +26,10 @@ export interface LocalWorkspaceOptions {
   /** Chunk size of streamed reads (default 1 MiB). */
   readChunkBytes?: number
   /**
-   * Serve path resolution, `stat`, `list`, reads of at most {@link SYNC_READ_MAX_BYTES} and the
-   * chunks of streamed reads with synchronous system calls (default true). On a local disk each such call takes a few
-   * microseconds, where a round trip through Node's thread pool costs tens; a search over tens
-   * of thousands of files is several times faster. Set it to false for a root on a network
+   * Serve path resolution, `stat`, `list`, reads of at most 1 MiB (`SYNC_READ_MAX_BYTES`) and the
+   * chunks of streamed reads with synchronous system calls (default true). On a local disk each
+   * such call takes a few microseconds, where a round trip through Node's thread pool costs tens;
+   * a search over tens of thousands of files is several times faster. Set it to false for a root on a network
    * file system, where one call may block the event loop for long.
    */
   syncMetadata?: boolean
@@ -85,26 +85,6 @@ export function localWorkspace(
   root: string,
   options: LocalWorkspaceOptions = {},
 ): WorkspaceServices {
-  return openLocalWorkspace(root, options).workspace
-}
-
-export { SYNC_READ_MAX_BYTES } from './local-files.ts'
-export type { DirHint } from './local-files.ts'
-
-/** A local workspace with the hooks its search workers use to share checked directories. */
-export interface LocalWorkspaceInternals {
-  workspace: WorkspaceServices
-  /** Fresh cache entries of the parent directories of `paths`. */
-  dirHints(paths: readonly WorkspacePath[]): DirHint[]
-  /** Adopt another thread's fresh entries (each still expires {@link DIR_CACHE_MS} after its check). */
-  seedDirs(hints: readonly DirHint[]): void
-}
-
-/** {@link localWorkspace} with its internal hooks (for the search workers). */
-export function openLocalWorkspace(
-  root: string,
-  options: LocalWorkspaceOptions = {},
-): LocalWorkspaceInternals {
   let realRoot: string
   try {
     realRoot = realpathSync(nodePath.resolve(root))
@@ -118,7 +98,7 @@ export function openLocalWorkspace(
   const chunkBytes = options.readChunkBytes ?? 1024 * 1024
   const syncIo = options.syncMetadata !== false
   const files = localFiles(realRoot, { syncIo, chunkBytes })
-  const { resolve, dirHints, seedDirs, resolveFast, resolveEntry, statReal, readRange } = files
+  const { resolve, resolveEntry, statReal } = files
   if (
     options.shellEnv !== undefined &&
     (typeof options.shellEnv !== 'object' ||
@@ -140,12 +120,12 @@ export function openLocalWorkspace(
       ? workerScanner({
           root: realRoot,
           threads,
-          hints: (paths) => dirHints(paths),
+          hints: files.dirHints,
           options: { syncIo, chunkBytes },
         })
       : undefined
 
-  const workspace: WorkspaceServices = {
+  return {
     capabilities: {
       read: true,
       write: true,
@@ -165,11 +145,9 @@ export function openLocalWorkspace(
       await scanner?.close()
     },
 
-    async stat(path) {
-      return statReal(resolveFast(path), path)
-    },
+    stat: files.stat,
 
-    read: readRange,
+    read: files.readRange,
     readStream: files.readStream,
 
     async write(path, data, writeOptions: WriteOptions = {}) {
@@ -254,6 +232,5 @@ export function openLocalWorkspace(
         throw fromErrno(error, from, 'rename')
       }
     },
-  }
-  return { workspace, dirHints, seedDirs }
+  } satisfies WorkspaceServices
 }

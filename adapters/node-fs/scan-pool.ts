@@ -10,19 +10,15 @@ import {
   type TreeScanRequest,
   WorkspacePath,
 } from '../../src/index.ts'
-import type {
-  ScanWorkerData,
-  ScanWorkerReply,
-  ScanWorkerRequest,
-  ScanWorkerRequestHints,
-} from './scan-worker.ts'
+import type { DirHint } from './local-files.ts'
+import type { ScanWorkerData, ScanWorkerReply, ScanWorkerRequest } from './scan-worker.ts'
 
 /** Options of {@link workerScanner}. */
 export interface WorkerScannerOptions extends ScanWorkerData {
   /** Worker threads (at least 1). */
   threads: number
-  /** Facts sent along with each batch, handed to the worker's `seed` (checked directories). */
-  hints?: (paths: readonly WorkspacePath[]) => ScanWorkerRequestHints
+  /** The calling thread's checked real paths of `dirs`, sent along for the worker to adopt. */
+  hints?: (dirs: readonly WorkspacePath[]) => DirHint[]
   /** Workers with nothing to do for this long exit (default 10 s); the next scan starts them. */
   idleMs?: number
 }
@@ -43,7 +39,7 @@ interface Slot {
    * on this thread meanwhile never yields to the event loop, where a message would wait.
    */
   ready: Int32Array
-  /** Batches sent and not yet answered. */
+  /** Requests sent and not yet answered. */
   busy: number
 }
 
@@ -132,6 +128,11 @@ export function workerScanner(options: WorkerScannerOptions): WorkerScanner {
     return slot
   }
 
+  /** Bring the pool up to its thread count (workers that died are replaced). */
+  const fill = () => {
+    while (slots.length < options.threads) slots.push(spawn())
+  }
+
   const stopAll = async () => {
     const all = slots
     slots = []
@@ -171,7 +172,7 @@ export function workerScanner(options: WorkerScannerOptions): WorkerScanner {
     if (failures >= MAX_FAILURES)
       return Promise.reject(new IsoagentError('unsupported', 'scan workers cannot run here'))
     clearTimeout(idleTimer)
-    while (slots.length < options.threads) slots.push(spawn())
+    fill()
     const ready = slots.filter(isReady)
     const slot = (ready.length > 0 ? ready : slots).reduce((best, s) =>
       s.busy < best.busy ? s : best,
@@ -190,7 +191,7 @@ export function workerScanner(options: WorkerScannerOptions): WorkerScanner {
     },
     start() {
       if (failures >= MAX_FAILURES) return
-      while (slots.length < options.threads) slots.push(spawn())
+      fill()
       if (waiting.size === 0) scheduleIdle()
     },
     scan(job: FileScanJob, paths: readonly WorkspacePath[], signal?: AbortSignal) {
@@ -200,7 +201,7 @@ export function workerScanner(options: WorkerScannerOptions): WorkerScanner {
           id,
           job,
           paths: [...paths],
-          hints: options.hints?.(paths) ?? [],
+          hints: options.hints?.(paths.map((p) => WorkspacePath.parent(p))) ?? [],
           cancel,
         }),
         signal,
@@ -214,8 +215,7 @@ export function workerScanner(options: WorkerScannerOptions): WorkerScanner {
           job,
           tree,
           cancel,
-          // The directory's own checked real path (hints name the parents of paths).
-          hints: options.hints?.([WorkspacePath.child(tree.dir, '-')]) ?? [],
+          hints: options.hints?.([tree.dir]) ?? [],
         }),
         signal,
       )

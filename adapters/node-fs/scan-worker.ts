@@ -9,12 +9,9 @@ import type {
 } from '../../src/workspace/file-scanner.ts'
 import type { WorkspacePath } from '../../src/workspace/workspace-path.ts'
 import type { ByteRange, ListOptions } from '../../src/workspace/workspace-services.ts'
-import { localFiles, type DirHint } from './local-files.ts'
+import { localFiles, type DirHint, type LocalFilesOptions } from './local-files.ts'
 
 // A search worker: it loads only the scan and the local read path, so it is up in tens of ms.
-
-/** Directories the calling thread has checked, adopted for the rest of their cache time. */
-export type ScanWorkerRequestHints = DirHint[]
 
 /**
  * Messages a scan worker takes: a batch of files, or a directory, to scan. `cancel` is a shared
@@ -26,7 +23,8 @@ export type ScanWorkerRequest =
       id: number
       job: FileScanJob
       paths: WorkspacePath[]
-      hints: ScanWorkerRequestHints
+      /** Directories the calling thread has checked, adopted for the rest of their cache time. */
+      hints: DirHint[]
       cancel: Int32Array | undefined
     }
   | {
@@ -34,7 +32,8 @@ export type ScanWorkerRequest =
       id: number
       job: FileScanJob
       tree: TreeScanRequest
-      hints: ScanWorkerRequestHints
+      /** Directories the calling thread has checked, adopted for the rest of their cache time. */
+      hints: DirHint[]
       cancel: Int32Array | undefined
     }
 
@@ -47,7 +46,7 @@ export type ScanWorkerReply =
 /** The data a scan worker starts with: the workspace's real root and its read settings. */
 export interface ScanWorkerData {
   root: string
-  options: { syncIo: boolean; chunkBytes: number }
+  options: LocalFilesOptions
 }
 
 /** What the pool adds: a shared flag the worker sets to 1 once it has loaded. */
@@ -84,7 +83,7 @@ function readerFor(cancel: Int32Array | undefined, controller: AbortController) 
     },
     stat: (path: WorkspacePath) => {
       check()
-      return files.statReal(files.resolveFast(path), path)
+      return files.stat(path)
     },
   }
 }

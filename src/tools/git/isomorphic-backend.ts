@@ -19,6 +19,7 @@ import type {
   GitWorktree,
 } from '../../workspace/git-backend.ts'
 import type { IsoGitFs } from './fs-bridge.ts'
+import { gitStoppedError, stoppableGitBackend } from './stopping.ts'
 import { compareBytes, inPrefix, offsetOfTz, tzOfOffset } from './git-text.ts'
 
 /** Options of {@link isomorphicGitBackend}. */
@@ -116,13 +117,6 @@ export function unmergedCode(stages: Set<number>): string {
   return codes[key] ?? 'UU'
 }
 
-/** The error a stopped call rejects with: the signal's own IsoagentError, else `cancelled`. */
-function stoppedError(signal: AbortSignal): IsoagentError {
-  const reason: unknown = signal.reason
-  if (IsoagentError.is(reason, 'cancelled', 'timeout')) return reason
-  return new IsoagentError('cancelled', 'git was cancelled', { cause: reason })
-}
-
 /**
  * `fs` for one call that `signal` stops. Until the call's first write, an abort makes every read
  * (but `stat`, which isomorphic-git's `exists` would log about) and every write throw, so
@@ -133,7 +127,7 @@ function stoppedError(signal: AbortSignal): IsoagentError {
 function stoppableFs(fs: IsoGitFs, signal: AbortSignal, call: { changing: boolean }): IsoGitFs {
   const p = fs.promises
   const check = () => {
-    if (signal.aborted && !call.changing) throw stoppedError(signal)
+    if (signal.aborted && !call.changing) throw gitStoppedError(signal)
   }
   const writing = () => {
     check()
@@ -206,30 +200,13 @@ export function isomorphicGitBackend(options: IsomorphicBackendOptions): GitBack
   }
   const withSignal = (signal: AbortSignal): GitBackend => {
     const call = { changing: false }
-    const stoppedNow = () => signal.aborted && !call.changing
-    const bound = { ...operations(stoppableFs(options.fs, signal, call)), withSignal }
-    const out: Record<string, unknown> = {}
-    for (const [key, value] of Object.entries(bound)) {
-      out[key] =
-        typeof value !== 'function' || key === 'withSignal'
-          ? value
-          : async (...args: unknown[]) => {
-              if (stoppedNow()) throw stoppedError(signal)
-              try {
-                const result: unknown = await (value as (...a: unknown[]) => Promise<unknown>)(
-                  ...args,
-                )
-                if (stoppedNow()) throw stoppedError(signal)
-                return result
-              } catch (error) {
-                if (!stoppedNow()) throw error
-                // Reads were refused midway: nothing cached during this call can be trusted.
-                invalidate()
-                throw stoppedError(signal)
-              }
-            }
-    }
-    return out as unknown as GitBackend
+    return stoppableGitBackend(
+      { ...operations(stoppableFs(options.fs, signal, call)), withSignal },
+      signal,
+      () => signal.aborted && !call.changing,
+      // Reads were refused midway: nothing cached during this call can be trusted.
+      invalidate,
+    )
   }
   return { ...operations(options.fs), withSignal }
 

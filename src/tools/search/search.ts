@@ -386,18 +386,22 @@ async function runGrep(args: SearchArgs, context: ToolContext): Promise<ToolResu
   })
   type Scanned = Outcome & { path: WorkspacePath; here: boolean }
   async function* scans(): AsyncGenerator<Scanned> {
-    interface Item {
+    interface FileItem {
       path: WorkspacePath
       here: boolean
       outcome: Promise<Outcome>
+      /** Set while the file waits in a batch not yet handed to the scanner. */
       settle?: (outcome: Promise<Outcome>) => void
-      /** A directory handed over whole: its files' outcomes, in walk order. */
-      tree?: Promise<TreeScanOutcome>
     }
-    const queue: Item[] = []
+    /** A directory handed over whole: its files' outcomes, in walk order. */
+    interface TreeItem {
+      dir: WorkspacePath
+      tree: Promise<TreeScanOutcome>
+    }
+    const queue: (FileItem | TreeItem)[] = []
     /** Files queued, a handed-over directory counting as UNIT_WEIGHT. */
     let queued = 0
-    let batch: Item[] = []
+    let batch: FileItem[] = []
     const dispatch = () => {
       const items = batch
       batch = []
@@ -419,11 +423,11 @@ async function runGrep(args: SearchArgs, context: ToolContext): Promise<ToolResu
     }
     const take = async (): Promise<Scanned[]> => {
       const item = queue.shift()!
-      if (item.tree !== undefined) {
+      if ('tree' in item) {
         queued -= UNIT_WEIGHT
         const done = await item.tree.catch(() =>
           // The scanner failed: walk and scan the directory here instead.
-          runTreeScanJob(context.workspace, job, tree(item.path), ahead.signal),
+          runTreeScanJob(context.workspace, job, tree(item.dir), ahead.signal),
         )
         skips.unreadable_dirs += done.skips.unreadable_dirs
         skips.unreadable_ignore_files += done.skips.unreadable_ignore_files
@@ -431,18 +435,16 @@ async function runGrep(args: SearchArgs, context: ToolContext): Promise<ToolResu
       }
       queued--
       if (item.settle !== undefined) dispatch()
-      return [{ ...item, ...(await item.outcome) }]
+      return [{ path: item.path, here: item.here, ...(await item.outcome) }]
     }
     try {
       for await (const entry of walk) {
         const threads = scannerThreads()
-        let item: Item
         if (typeof entry !== 'string') {
           // A whole directory: dispatched at once, never batched.
-          item = { path: entry.unit, here: false, outcome: Promise.resolve({}) }
-          item.tree = scanner!.scanTree(job, tree(entry.unit), ahead.signal)
-          item.tree.catch(() => {})
-          queue.push(item)
+          const handed = scanner!.scanTree(job, tree(entry.unit), ahead.signal)
+          handed.catch(() => {})
+          queue.push({ dir: entry.unit, tree: handed })
           queued += UNIT_WEIGHT
         } else {
           const path = entry
@@ -451,6 +453,7 @@ async function runGrep(args: SearchArgs, context: ToolContext): Promise<ToolResu
           // A grep that proves long starts the scanner's threads; this thread scans until
           // they are up.
           if (scanner !== undefined && ++walked === SCAN_HERE_FIRST) scanner.start()
+          let item: FileItem
           if (threads > 0 && !here) {
             let settle!: (outcome: Promise<Outcome>) => void
             const outcome = new Promise<Outcome>((resolve) => (settle = resolve))
