@@ -8,6 +8,7 @@ import type { ToolContext, ToolSpec } from '../tools/tool.ts'
 import { WorkspacePath } from '../workspace/workspace-path.ts'
 import type { WorkspaceServices } from '../workspace/workspace-services.ts'
 import { Budget, type BudgetLimits, type BudgetUsage } from './budget.ts'
+import { Carryover } from './carryover.ts'
 import { Confirmations, type PendingConfirmation } from './confirmations.ts'
 import { describeError, errorKindOf } from './error-kind.ts'
 import { EventHub, type CallState, type SessionEvent } from './events.ts'
@@ -87,6 +88,8 @@ const MODEL_SIDE: ReadonlySet<Origin> = new Set(['agent', 'nested'])
 const HOST_TRUSTED_PARENTS: ReadonlySet<string> = new Set(['batch', 'program'])
 /** Tools that may not appear below themselves. */
 const NON_REENTRANT: ReadonlySet<string> = new Set(['batch', 'program'])
+/** Tools that only run other tools: each of their children is judged on its own. */
+const CONTAINERS: ReadonlySet<string> = new Set(['batch', 'program'])
 
 let callCounter = 0
 function newCallId(): string {
@@ -115,6 +118,7 @@ export class Kernel {
   private readonly sanitizer: Sanitizer
   private readonly scheduler = new Scheduler()
   private readonly confirmations = new Confirmations()
+  private readonly carryover = new Carryover()
   private readonly root: string
 
   constructor(
@@ -158,6 +162,7 @@ export class Kernel {
   close(reason = 'session closed'): void {
     if (this.closed) return
     this.closing.abort(new IsoagentError('cancelled', reason))
+    this.carryover.clear()
     this.events.close()
   }
 
@@ -415,6 +420,8 @@ export class Kernel {
         return await cancelled('before it started')
       }
       setState('running')
+      // Work kept for a next call may not survive a change of the workspace.
+      if (!tool.scheduling.read_only && !CONTAINERS.has(name)) this.carryover.clear()
       if (this.events.hasSubscribers)
         this.events.emit({ type: 'tool_start', ...base, args: request.args, timestamp: Date.now() })
       const frame: CallFrame = {
@@ -437,6 +444,7 @@ export class Kernel {
             parent: frame,
           }),
         scheduling: (toolName) => this.tools.get(toolName)?.scheduling,
+        carryover: this.carryover,
         outputLimitBytes: this.options.policy.max_output_bytes,
         emitOutput: (delta) =>
           this.events.hasSubscribers &&

@@ -1,3 +1,4 @@
+import type { ToolCarryover } from '../kernel/carryover.ts'
 import type { ToolResult } from '../tool-result.ts'
 import type { WorkspaceCapabilities } from '../workspace/capabilities.ts'
 import type { WorkspacePath } from '../workspace/workspace-path.ts'
@@ -32,6 +33,8 @@ export interface ToolContext {
   invoke(name: string, args: unknown): Promise<ToolResult>
   /** Scheduling facts of a tool this session offers (undefined when it offers no such tool). */
   scheduling(name: string): ToolScheduling | undefined
+  /** Work kept between calls of this session (dropped when the workspace may change). */
+  carryover: ToolCarryover
   /** Stream part of the output while running (`tool_output_delta` events). */
   emitOutput(delta: string): void
   /**
