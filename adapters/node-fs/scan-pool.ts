@@ -6,6 +6,8 @@ import {
   type FileScanJob,
   type FileScanner,
   type FileScanOutcome,
+  type TreeListOutcome,
+  type TreeListRequest,
   type TreeScanOutcome,
   type TreeScanRequest,
   WorkspacePath,
@@ -47,7 +49,7 @@ const isReady = (slot: Slot) => Atomics.load(slot.ready, 0) === 1
 
 interface Waiting {
   slot: Slot
-  resolve(value: FileScanOutcome[] | TreeScanOutcome): void
+  resolve(value: FileScanOutcome[] | TreeScanOutcome | TreeListOutcome): void
   reject(error: unknown): void
 }
 
@@ -71,7 +73,7 @@ function workerEntry(): { entry: URL | string; eval: boolean } {
 }
 
 /**
- * Scan files for grep on worker threads, each running the search tool's own scan over its own
+ * Scan files for grep (and walk directories for glob) on worker threads, each running the search tool's own scan over its own
  * local workspace at the same root (so the same containment checks). Workers start on `start()`
  * (or the first scan) and count in `threads` once loaded; they keep the process alive only while
  * they have work and exit when idle. If they cannot run, `scan` rejects and the search tool
@@ -113,6 +115,7 @@ export function workerScanner(options: WorkerScannerOptions): WorkerScanner {
       if (--slot.busy === 0) worker.unref()
       if ('outcomes' in reply) w.resolve(reply.outcomes)
       else if ('tree' in reply) w.resolve(reply.tree)
+      else if ('list' in reply) w.resolve(reply.list)
       else
         w.reject(
           reply.cancelled
@@ -213,6 +216,18 @@ export function workerScanner(options: WorkerScannerOptions): WorkerScanner {
           type: 'tree',
           id,
           job,
+          tree,
+          cancel,
+          hints: options.hints?.([tree.dir]) ?? [],
+        }),
+        signal,
+      )
+    },
+    listTree(tree: TreeListRequest, signal?: AbortSignal) {
+      return send<TreeListOutcome>(
+        (id, cancel) => ({
+          type: 'list',
+          id,
           tree,
           cancel,
           hints: options.hints?.([tree.dir]) ?? [],

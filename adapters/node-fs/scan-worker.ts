@@ -1,9 +1,11 @@
 import { realpathSync } from 'node:fs'
 import { parentPort, workerData } from 'node:worker_threads'
 import { IsoagentError } from '../../src/errors.ts'
-import { runFileScanJob, runTreeScanJob } from '../../src/tools/search/scan-job.ts'
+import { runFileScanJob, runTreeListJob, runTreeScanJob } from '../../src/tools/search/scan-job.ts'
 import type {
   FileScanJob,
+  TreeListOutcome,
+  TreeListRequest,
   TreeScanOutcome,
   TreeScanRequest,
 } from '../../src/workspace/file-scanner.ts'
@@ -14,8 +16,8 @@ import { localFiles, type DirHint, type LocalFilesOptions } from './local-files.
 // A search worker: it loads only the scan and the local read path, so it is up in tens of ms.
 
 /**
- * Messages a scan worker takes: a batch of files, or a directory, to scan. `cancel` is a shared
- * flag the pool sets to 1 when the request's search is cancelled.
+ * Messages a scan worker takes: a batch of files, or a directory, to scan, or a directory to walk
+ * for a glob. `cancel` is a shared flag the pool sets to 1 when the request's search is cancelled.
  */
 export type ScanWorkerRequest =
   | {
@@ -36,11 +38,20 @@ export type ScanWorkerRequest =
       hints: DirHint[]
       cancel: Int32Array | undefined
     }
+  | {
+      type: 'list'
+      id: number
+      tree: TreeListRequest
+      /** Directories the calling thread has checked, adopted for the rest of their cache time. */
+      hints: DirHint[]
+      cancel: Int32Array | undefined
+    }
 
 /** What a scan worker answers for a batch. */
 export type ScanWorkerReply =
   | { id: number; outcomes: Awaited<ReturnType<typeof runFileScanJob>> }
   | { id: number; tree: TreeScanOutcome }
+  | { id: number; list: TreeListOutcome }
   | { id: number; failed: string; cancelled: boolean }
 
 /** The data a scan worker starts with: the workspace's real root and its read settings. */
@@ -88,7 +99,8 @@ function readerFor(cancel: Int32Array | undefined, controller: AbortController) 
   }
 }
 
-port.on('message', (message: ScanWorkerRequest) => {
+/** Run one request; resolves to its reply (a failure is a reply too). */
+function serve(message: ScanWorkerRequest): Promise<ScanWorkerReply> {
   files.seedDirs(message.hints)
   const controller = new AbortController()
   const reader = readerFor(message.cancel, controller)
@@ -98,18 +110,34 @@ port.on('message', (message: ScanWorkerRequest) => {
           id: message.id,
           outcomes,
         }))
-      : runTreeScanJob(reader, message.job, message.tree, controller.signal).then((tree) => ({
-          id: message.id,
-          tree,
-        }))
-  work.then(
-    (reply) => port.postMessage(reply),
-    (error: unknown) =>
-      port.postMessage({
-        id: message.id,
-        failed: error instanceof Error ? error.message : String(error),
-        cancelled: IsoagentError.is(error, 'cancelled'),
-      } satisfies ScanWorkerReply),
-  )
+      : message.type === 'tree'
+        ? runTreeScanJob(reader, message.job, message.tree, controller.signal).then((tree) => ({
+            id: message.id,
+            tree,
+          }))
+        : runTreeListJob(reader, message.tree, controller.signal).then((list) => ({
+            id: message.id,
+            list,
+          }))
+  return work.catch((error: unknown) => ({
+    id: message.id,
+    failed: error instanceof Error ? error.message : String(error),
+    cancelled: IsoagentError.is(error, 'cancelled'),
+  }))
+}
+
+// One request at a time, oldest first: the search consumes replies in the order it sent them,
+// and requests run side by side would all finish late (each waits on the others' reads).
+const queue: ScanWorkerRequest[] = []
+let running = false
+async function drain() {
+  running = true
+  for (let message = queue.shift(); message !== undefined; message = queue.shift())
+    port.postMessage(await serve(message))
+  running = false
+}
+port.on('message', (message: ScanWorkerRequest) => {
+  queue.push(message)
+  if (!running) void drain()
 })
 Atomics.store(ready, 0, 1)

@@ -60,18 +60,51 @@ export interface TreeScanRequest {
    * their `dir`, read once.
    */
   walkId: string
+  /** Only the files after this one (walk order): the rest of a directory that stopped early. */
+  after?: WorkspacePath
+  /**
+   * Stop after the file that brings the matching lines found to this many (content mode, whose
+   * results hold text); the outcome then says where to resume.
+   */
+  stopAfterMatches?: number
 }
 
 /** Every file of a {@link TreeScanRequest} in walk order with its outcome, and what the walk skipped. */
 export interface TreeScanOutcome {
   files: { path: WorkspacePath; outcome: FileScanOutcome }[]
   skips: { unreadable_dirs: number; unreadable_ignore_files: number }
+  /** Set when the scan stopped at `stopAfterMatches`: the last file scanned. */
+  resumeAfter?: WorkspacePath
+}
+
+/** A directory a glob hands over whole: the scanner walks it and matches its files. */
+export interface TreeListRequest {
+  /** The directory, one the search's walk decided to enter. */
+  dir: WorkspacePath
+  /** Where the search started (`query` and `include` are relative to it). */
+  start: WorkspacePath
+  /** The glob files must match (the search's `query`). */
+  query: string
+  /** The search's `include` glob. */
+  include?: string
+  /** Keep the backend's listing order (`sort: "backend"`). */
+  backendOrder: boolean
+  /** As in {@link TreeScanRequest.walkId}. */
+  walkId: string
+}
+
+/** The matching files of a {@link TreeListRequest} in walk order, and what the walk saw. */
+export interface TreeListOutcome {
+  files: WorkspacePath[]
+  /** Files walked, matching or not. */
+  walked: number
+  skips: { unreadable_dirs: number; unreadable_ignore_files: number }
 }
 
 /**
- * Scans workspace files for grep on other threads (Node's worker threads on local disk). It is
- * optional: the search tool scans on its own thread when a workspace has none, and it must
- * give exactly what the search tool's own scan of the same files gives.
+ * Scans workspace files for grep, and walks directories for glob, on other threads (Node's worker
+ * threads on local disk). It is optional: the search tool does the work on its own thread when a
+ * workspace has none, and it must give exactly what the search tool's own scan and walk give.
  */
 export interface FileScanner {
   /**
@@ -96,4 +129,9 @@ export interface FileScanner {
    * rejects like {@link FileScanner.scan}.
    */
   scanTree(job: FileScanJob, tree: TreeScanRequest, signal?: AbortSignal): Promise<TreeScanOutcome>
+  /**
+   * Walk `tree.dir` as the search tool's walk would and return the files that match the glob;
+   * rejects like {@link FileScanner.scan}.
+   */
+  listTree(tree: TreeListRequest, signal?: AbortSignal): Promise<TreeListOutcome>
 }

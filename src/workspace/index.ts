@@ -18,6 +18,8 @@ export type {
   FileScanOutcome,
   ScanRecord,
   ScanResult,
+  TreeListOutcome,
+  TreeListRequest,
   TreeScanOutcome,
   TreeScanRequest,
 } from './file-scanner.ts'

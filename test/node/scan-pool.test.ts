@@ -72,7 +72,7 @@ function watched(
     fail?: boolean
   } = {},
 ) {
-  const calls = { batches: 0, trees: 0, paths: 0 }
+  const calls = { batches: 0, trees: 0, resumed: 0, lists: 0, paths: 0 }
   const inner = ws.scanner!
   const died = () => Promise.reject(new Error('worker died'))
   const scanner: FileScanner = {
@@ -88,10 +88,19 @@ function watched(
     },
     async scanTree(job, tree, signal) {
       calls.trees++
+      if (tree.after !== undefined) calls.resumed++
       hooks.before?.([], tree.dir)
       if (hooks.fail) return died()
       const done = await inner.scanTree(job, tree, signal)
       calls.paths += done.files.length
+      return done
+    },
+    async listTree(tree, signal) {
+      calls.lists++
+      hooks.before?.([], tree.dir)
+      if (hooks.fail) return died()
+      const done = await inner.listTree(tree, signal)
+      calls.paths += done.walked
       return done
     },
   }
@@ -165,6 +174,7 @@ describe('grep on scanner threads (local disk)', () => {
       for (const [query, limit] of [
         ['needle', 250],
         ['needle \\d+', 7],
+        ['[Nn]eedle', 5],
       ] as const) {
         const q = { mode: 'grep', query, output_mode: 'content', context: 1, limit }
         const pages = await allPages(pooled, q)
@@ -173,6 +183,8 @@ describe('grep on scanner threads (local disk)', () => {
       }
       expect(calls.batches).toBeGreaterThan(0)
       expect(calls.trees).toBeGreaterThan(0)
+      // Content pages: a directory handed over stops at the page size and is handed over again.
+      expect(calls.resumed).toBeGreaterThan(0)
       const summary = (await allPages(pooled, QUERIES[0]!))[0]!.metadata
       expect(summary.files_skipped).toMatchObject({ binary: 1 })
       await new Promise((r) => setTimeout(r, 10))
@@ -182,6 +194,78 @@ describe('grep on scanner threads (local disk)', () => {
       await one.close()
       await pooled.close()
     }
+  }, 60_000)
+
+  it('globs on the workers: whole directories walked there give exactly the one-thread pages', async () => {
+    const one = await Agent.create().session(localWorkspace(root, { searchThreads: 0 }))
+    const { workspace, calls } = watched(await warm(localWorkspace(root, { searchThreads: 2 }), 2))
+    const pooled = await Agent.create().session(workspace)
+    try {
+      for (const q of [
+        { mode: 'glob', query: '*.txt', limit: 1000 },
+        { mode: 'glob', query: '**/*.txt', limit: 37 },
+        { mode: 'glob', query: 'pkg*/d1*/**', limit: 9 },
+        { mode: 'glob', query: '*.txt', include: '!pkg2/**', limit: 50, sort: 'backend' },
+        { mode: 'glob', query: 'f*.txt', path: 'pkg4', limit: 5 },
+      ]) {
+        const before = calls.lists
+        const small = q.path !== undefined
+        // What a page counts as walked depends on how far the threads ran ahead of it.
+        const seen = (pages: Awaited<ReturnType<typeof allPages>>) =>
+          pages.map(({ output, metadata }) => ({
+            output,
+            paths: metadata.paths,
+            next_cursor: metadata.next_cursor,
+          }))
+        const pages = seen(await allPages(pooled, q))
+        expect(pages.length, JSON.stringify(q)).toBeGreaterThan(q.limit === 1000 ? 0 : 2)
+        expect(pages, JSON.stringify(q)).toEqual(seen(await allPages(one, q)))
+        // A directory of a few dozen files is walked before any goes to the threads.
+        if (!small) expect(calls.lists - before, JSON.stringify(q)).toBeGreaterThan(0)
+      }
+    } finally {
+      await one.close()
+      await pooled.close()
+    }
+  }, 60_000)
+
+  it('work kept for the next page stops when the session closes or the workspace may change', async () => {
+    const signals: AbortSignal[] = []
+    const ws = await warm(localWorkspace(root, { searchThreads: 2 }), 2)
+    const inner = ws.scanner!
+    const scanner: FileScanner = {
+      get threads() {
+        return inner.threads
+      },
+      start: () => inner.start(),
+      scan: (job, paths, signal) => inner.scan(job, paths, signal),
+      scanTree: (job, tree, signal) => inner.scanTree(job, tree, signal),
+      listTree(tree, signal) {
+        signals.push(signal!)
+        return inner.listTree(tree, signal)
+      },
+    }
+    // A first page long enough for the walk to hand directories over.
+    const q = { mode: 'glob', query: '*.txt', limit: 150 }
+    for (const end of ['close', 'write'] as const) {
+      signals.length = 0
+      // Closing a session closes its workspace: the workers start again.
+      await warm(ws, 2)
+      const session = await Agent.create().session({ ...ws, scanner })
+      const first = await session.tool('search', q)
+      expect(first.metadata!.next_cursor).toEqual(expect.any(String))
+      expect(signals.length).toBeGreaterThan(0)
+      const kept = signals[signals.length - 1]!
+      expect(kept.aborted).toBe(false)
+      if (end === 'close') await session.close()
+      else {
+        expect((await session.writeFile('pkg0/new.txt', 'x\n')).exitCode).toBe(0)
+        rmSync(join(root, 'pkg0', 'new.txt'))
+        await session.close()
+      }
+      expect(kept.aborted, end).toBe(true)
+    }
+    await ws.close!()
   }, 60_000)
 
   it('a file gone before its worker opened it counts as vanished; one gone before a worker walked its directory is not seen', async () => {

@@ -2,6 +2,8 @@ import { IsoagentError } from '../../errors.ts'
 import type {
   FileScanJob,
   FileScanOutcome,
+  TreeListOutcome,
+  TreeListRequest,
   TreeScanOutcome,
   TreeScanRequest,
 } from '../../workspace/file-scanner.ts'
@@ -61,6 +63,12 @@ export function outcomeError(outcome: FileScanOutcome): IsoagentError | undefine
 /** Ignore levels above the directories of one search (its `walkId`), kept for its next trees. */
 let levels: { walkId: string; cache: Map<WorkspacePath, Promise<IgnoreLevel>> } | undefined
 
+/** The ignore levels cache shared by the directories of the search `walkId`. */
+function levelsOf(walkId: string) {
+  if (levels?.walkId !== walkId) levels = { walkId, cache: new Map() }
+  return levels.cache
+}
+
 /**
  * Walk `tree.dir` and scan its files for `job`: the search tool's own walk (ignore rules of the
  * directories above included, `include` applied) and scan, for a {@link FileScanner.scanTree}.
@@ -71,7 +79,7 @@ export async function runTreeScanJob(
   tree: TreeScanRequest,
   signal?: AbortSignal,
 ): Promise<TreeScanOutcome> {
-  if (levels?.walkId !== tree.walkId) levels = { walkId: tree.walkId, cache: new Map() }
+  const unitOf = levelsOf(tree.walkId)
   const skips = { unreadable_dirs: 0, unreadable_ignore_files: 0 }
   const files: TreeScanOutcome['files'] = []
   // The search's walk saw a directory here; one that is gone or replaced cannot be listed.
@@ -83,17 +91,58 @@ export async function runTreeScanJob(
   const include =
     tree.include === undefined ? undefined : compilePathGlob(tree.include, 'include', tree.start)
   const enter = prunerFor(tree.include)
+  let matches = 0
   for await (const path of walkFiles(ws, {
     start: tree.dir,
     skips,
     backendOrder: tree.backendOrder,
-    unitOf: levels.cache,
+    unitOf,
     ...(signal ? { signal } : {}),
     ...(enter ? { enter } : {}),
+    ...(tree.after !== undefined ? { after: tree.after } : {}),
   })) {
     if (include !== undefined && !include(path)) continue
     const [outcome] = await runFileScanJob(ws, job, [path], signal)
     files.push({ path, outcome: outcome! })
+    if (tree.stopAfterMatches === undefined || !('result' in outcome!)) continue
+    matches += outcome.result.matches
+    if (matches >= tree.stopAfterMatches) return { files, skips, resumeAfter: path }
   }
   return { files, skips }
+}
+
+/**
+ * Walk `tree.dir` and keep the files that match the glob: the search tool's own walk and glob
+ * matching, for a {@link FileScanner.listTree}.
+ */
+export async function runTreeListJob(
+  ws: WalkSource,
+  tree: TreeListRequest,
+  signal?: AbortSignal,
+): Promise<TreeListOutcome> {
+  const unitOf = levelsOf(tree.walkId)
+  const skips = { unreadable_dirs: 0, unreadable_ignore_files: 0 }
+  const files: WorkspacePath[] = []
+  const stat = await ws.stat(tree.dir).catch(() => undefined)
+  if (stat?.kind !== 'directory') {
+    skips.unreadable_dirs++
+    return { files, walked: 0, skips }
+  }
+  const matches = compilePathGlob(tree.query, 'query', tree.start)
+  const include =
+    tree.include === undefined ? undefined : compilePathGlob(tree.include, 'include', tree.start)
+  const enter = prunerFor(tree.query, tree.include)
+  let walked = 0
+  for await (const path of walkFiles(ws, {
+    start: tree.dir,
+    skips,
+    backendOrder: tree.backendOrder,
+    unitOf,
+    ...(signal ? { signal } : {}),
+    ...(enter ? { enter } : {}),
+  })) {
+    walked++
+    if (matches(path) && (include === undefined || include(path))) files.push(path)
+  }
+  return { files, walked, skips }
 }

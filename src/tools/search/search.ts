@@ -1,26 +1,17 @@
 import { IsoagentError } from '../../errors.ts'
 import { decodeCursor, encodeCursor } from '../../paging/cursor.ts'
 import { toolSuccess, type ToolResult } from '../../tool-result.ts'
+import type { FileScanJob } from '../../workspace/file-scanner.ts'
 import { WorkspacePath } from '../../workspace/workspace-path.ts'
 import { READ_ONLY, type ToolContext, type ToolSpec } from '../tool.ts'
 import { runBm25 } from './bm25-mode.ts'
+import { globPipeline, type GlobCounters } from './glob-pipeline.ts'
+import { grepPipeline, type Scanned } from './grep-pipeline.ts'
 import { compileLineMatcher } from './line-matcher.ts'
 import { compilePathGlob, prunerFor } from './path-filter.ts'
-import {
-  scanFile,
-  truncateMatches,
-  type ScanRecord,
-  type ScanRequest,
-  type ScanResult,
-} from './scan-file.ts'
-import { outcomeError, runTreeScanJob } from './scan-job.ts'
-import type {
-  FileScanJob,
-  FileScanOutcome,
-  TreeScanOutcome,
-  TreeScanRequest,
-} from '../../workspace/file-scanner.ts'
-import { walkFiles, type WalkSkips } from './walk.ts'
+import { continuedPipeline } from './pipeline.ts'
+import { scanFile, truncateMatches, type ScanRecord, type ScanRequest } from './scan-file.ts'
+import type { WalkSkips } from './walk.ts'
 
 /** Page sizes: paged modes (grep, glob) and ranked mode (bm25). */
 export const SEARCH_LIMITS = {
@@ -28,19 +19,6 @@ export const SEARCH_LIMITS = {
   ranked: { default: 10, max: 25 },
   maxContext: 8,
 } as const
-/** Files scanned concurrently ahead of the one being consumed. */
-const SCAN_AHEAD = 16
-/** A grep scans this many files itself before it hands any to the workspace's scanner. */
-const SCAN_HERE_FIRST = 64
-/** Directories this deep below the start go to the scanner whole (its threads walk them too). */
-const UNIT_DEPTH = 2
-/**
- * What a handed-over directory counts for in the files a grep keeps in flight: a few, so that
- * while one thread works through a large directory the others run well ahead of it.
- */
-const UNIT_WEIGHT = 8
-/** Files per batch handed to the scanner; each thread gets up to four batches ahead. */
-const SCANNER_BATCH = 32
 /**
  * A paged search that runs longer stops at a file boundary and returns what it has, with a
  * cursor; `summary` (a full scan by definition) is exempt.
@@ -222,34 +200,45 @@ async function runGlob(args: SearchArgs, context: ToolContext): Promise<ToolResu
       throw new IsoagentError('invalid_argument', `${key} does not apply to glob mode`)
   }
   const start = context.path(args.path ?? '.')
-  const matches = compilePathGlob(args.query, 'query', start)
-  const include =
-    args.include === undefined ? undefined : compilePathGlob(args.include, 'include', start)
+  // Both globs compile here first, so a bad one is refused before any walk.
+  compilePathGlob(args.query, 'query', start)
+  if (args.include !== undefined) compilePathGlob(args.include, 'include', start)
   const limit = args.limit ?? SEARCH_LIMITS.paged.default
   const position = readCursor(args)
-  const skips: WalkSkips = { unreadable_dirs: 0, unreadable_ignore_files: 0 }
   const backend = args.sort === 'backend'
+  const continued = continuedPipeline<WorkspacePath, GlobCounters>(context, args.cursor)
+  const pipeline =
+    continued ??
+    globPipeline({
+      workspace: context.workspace,
+      start,
+      query: args.query,
+      ...(args.include !== undefined ? { include: args.include } : {}),
+      backendOrder: backend,
+      ...(position && !backend ? { after: position.p as WorkspacePath } : {}),
+      epoch: context.carryover.epoch,
+    })
+  pipeline.attach(context.signal)
+  /** Matching files of earlier pages a fresh walk in backend order passes over. */
+  let passOver = backend && continued === undefined ? (position?.n ?? 0) : 0
   const paths: string[] = []
-  let seen = 0
   let more = false
-  let scanned = 0
-  const enter = prunerFor(args.query, args.include)
-  for await (const path of walkFiles(context.workspace, {
-    start,
-    signal: context.signal,
-    skips,
-    backendOrder: backend,
-    ...(enter ? { enter } : {}),
-    ...(position && !backend ? { after: position.p } : {}),
-  })) {
-    scanned++
-    if (!matches(path) || (include !== undefined && !include(path))) continue
-    if (backend && position !== undefined && seen++ < position.n) continue
-    if (paths.length === limit) {
-      more = true
-      break
+  try {
+    for (let path = await pipeline.next(); path !== undefined; path = await pipeline.next()) {
+      if (passOver > 0) {
+        passOver--
+        continue
+      }
+      if (paths.length === limit) {
+        more = true
+        pipeline.putBack(path)
+        break
+      }
+      paths.push(path)
     }
-    paths.push(path)
+  } catch (error) {
+    await pipeline.close()
+    throw error
   }
   const last = paths[paths.length - 1]
   const nextCursor =
@@ -263,6 +252,8 @@ async function runGlob(args: SearchArgs, context: ToolContext): Promise<ToolResu
           n: (position?.n ?? 0) + paths.length,
         })
       : null
+  const { files_walked, ...skips } = pipeline.countsSince()
+  pipeline.endPage(context, nextCursor)
   const lines = paths.length === 0 ? ['(no files)'] : [...paths]
   if (nextCursor !== null) lines.push(`... (more files; continue with cursor="${nextCursor}")`)
   return toolSuccess('search', lines.join('\n'), {
@@ -271,7 +262,7 @@ async function runGlob(args: SearchArgs, context: ToolContext): Promise<ToolResu
     path: WorkspacePath.display(start),
     returned: paths.length,
     paths,
-    files_scanned: scanned,
+    files_scanned: files_walked,
     files_skipped: skipsMetadata(skips, { binary: 0, lineTooLong: 0, vanished: 0 }),
     truncated: nextCursor !== null,
     next_cursor: nextCursor,
@@ -292,7 +283,9 @@ async function runGrep(args: SearchArgs, context: ToolContext): Promise<ToolResu
   const matcher = compileLineMatcher(args.query, args.case_sensitive ?? true)
   const start = context.path(args.path ?? '.')
   const include =
-    args.include === undefined ? undefined : compilePathGlob(args.include, 'include', start)
+    args.include === undefined
+      ? undefined
+      : { glob: args.include, test: compilePathGlob(args.include, 'include', start) }
   const limit =
     outputMode === 'summary'
       ? Number.POSITIVE_INFINITY
@@ -300,7 +293,6 @@ async function runGrep(args: SearchArgs, context: ToolContext): Promise<ToolResu
   const position = readCursor(args)
   const backend = args.sort === 'backend'
   const ctxLines = args.context ?? 0
-  const skips: WalkSkips = { unreadable_dirs: 0, unreadable_ignore_files: 0 }
   const counts = { binary: 0, lineTooLong: 0, vanished: 0 }
   const deadline = Date.now() + SEARCH_TIME_BUDGET_MS
 
@@ -309,39 +301,10 @@ async function runGrep(args: SearchArgs, context: ToolContext): Promise<ToolResu
   let matchLines = 0
   let filesMatched = 0
   let scanned = 0
-  let seen = 0
   let next: Omit<Position, 'n'> | undefined
   let timedOut = false
   let lastPrinted: { path: string; line: number } | undefined
   const resumeInside = position !== undefined && position.i === 1 && !backend
-
-  const enter = prunerFor(args.include)
-  const scanner = context.workspace.scanner
-  /** Files the walk has given so far; a grep past SCAN_HERE_FIRST of them uses the scanner. */
-  let walked = 0
-  const scannerThreads = () => (walked > SCAN_HERE_FIRST ? (scanner?.threads ?? 0) : 0)
-  const startDepth = start === '' ? 0 : start.split('/').length
-  const walk = walkFiles(context.workspace, {
-    start,
-    signal: context.signal,
-    skips,
-    backendOrder: backend,
-    ...(enter ? { enter } : {}),
-    ...(position && !backend ? { after: position.p, inclusive: resumeInside } : {}),
-    // A full scan (summary) hands directories UNIT_DEPTH below the start to the scanner's
-    // threads whole, walk included; a paged scan hands over batches of files, so it never runs
-    // far past its page.
-    delegate: (dir) =>
-      outputMode === 'summary' &&
-      dir.split('/').length - startDepth >= UNIT_DEPTH &&
-      scannerThreads() > 0,
-  })
-  // Scan up to SCAN_AHEAD files concurrently (I/O overlaps; on S3 these are parallel GETs), or
-  // hand batches to the workspace's scanner threads once the walk proves long enough; the
-  // results are consumed strictly in walk order.
-  const ahead = new AbortController()
-  const stopAhead = () => ahead.abort()
-  context.signal.addEventListener('abort', stopAhead, { once: true })
   const pathOrderContent = outputMode === 'content' && !backend
   const request: ScanRequest = {
     matcher,
@@ -361,178 +324,120 @@ async function runGrep(args: SearchArgs, context: ToolContext): Promise<ToolResu
     context: request.context,
     maxMatches: request.maxMatches,
   }
-  type Outcome = { result?: ScanResult; error?: unknown }
-  const fromOutcome = (o: FileScanOutcome): Outcome => {
-    const error = outcomeError(o)
-    return error === undefined ? { result: (o as { result: ScanResult }).result } : { error }
-  }
-  const scanHere = (path: WorkspacePath, here: boolean): Promise<Outcome> =>
-    scanFile(
-      context.workspace,
-      path,
-      here ? { ...request, afterLine: position!.l, shownThrough: position!.s } : request,
-      ahead.signal,
-    ).then(
-      (result) => ({ result }),
-      (error: unknown) => ({ error }),
-    )
-  const walkId = crypto.randomUUID()
-  const tree = (dir: WorkspacePath): TreeScanRequest => ({
-    dir,
-    start,
-    ...(args.include !== undefined ? { include: args.include } : {}),
-    backendOrder: backend,
-    walkId,
-  })
-  type Scanned = Outcome & { path: WorkspacePath; here: boolean }
-  async function* scans(): AsyncGenerator<Scanned> {
-    interface FileItem {
-      path: WorkspacePath
-      here: boolean
-      outcome: Promise<Outcome>
-      /** Set while the file waits in a batch not yet handed to the scanner. */
-      settle?: (outcome: Promise<Outcome>) => void
-    }
-    /** A directory handed over whole: its files' outcomes, in walk order. */
-    interface TreeItem {
-      dir: WorkspacePath
-      tree: Promise<TreeScanOutcome>
-    }
-    const queue: (FileItem | TreeItem)[] = []
-    /** Files queued, a handed-over directory counting as UNIT_WEIGHT. */
-    let queued = 0
-    let batch: FileItem[] = []
-    const dispatch = () => {
-      const items = batch
-      batch = []
-      const outcomes = scanner!.scan(
-        job,
-        items.map((item) => item.path),
-        ahead.signal,
+  const enter = prunerFor(args.include)
+  const continued = continuedPipeline<Scanned, WalkSkips>(context, args.cursor)
+  const pipeline =
+    continued ??
+    grepPipeline({
+      workspace: context.workspace,
+      start,
+      ...(include ? { include } : {}),
+      ...(enter ? { enter } : {}),
+      backendOrder: backend,
+      ...(position && !backend ? { after: position.p as WorkspacePath } : {}),
+      request,
+      job,
+      units: !(outputMode === 'content' && backend),
+      ...(pathOrderContent ? { unitMatches: limit } : {}),
+      epoch: context.carryover.epoch,
+    })
+  pipeline.attach(context.signal)
+  /** Matching files of earlier pages a fresh walk in backend order passes over. */
+  let passOver = backend && continued === undefined ? (position?.n ?? 0) : 0
+  /** Resuming inside a file: the rest of it comes first. */
+  let inside: Promise<Scanned> | undefined = resumeInside
+    ? scanFile(
+        context.workspace,
+        position.p as WorkspacePath,
+        { ...request, afterLine: position.l, shownThrough: position.s },
+        context.signal,
+      ).then(
+        (result) => ({ path: position.p as WorkspacePath, result }),
+        (error: unknown) => ({ path: position.p as WorkspacePath, error }),
       )
-      items.forEach((item, k) => {
-        item.settle!(
-          outcomes.then(
-            (all) => fromOutcome(all[k]!),
-            // The scanner failed (not the file): scan it here instead.
-            () => scanHere(item.path, false),
-          ),
-        )
-        delete item.settle
-      })
-    }
-    const take = async (): Promise<Scanned[]> => {
-      const item = queue.shift()!
-      if ('tree' in item) {
-        queued -= UNIT_WEIGHT
-        const done = await item.tree.catch(() =>
-          // The scanner failed: walk and scan the directory here instead.
-          runTreeScanJob(context.workspace, job, tree(item.dir), ahead.signal),
-        )
-        skips.unreadable_dirs += done.skips.unreadable_dirs
-        skips.unreadable_ignore_files += done.skips.unreadable_ignore_files
-        return done.files.map((f) => ({ path: f.path, here: false, ...fromOutcome(f.outcome) }))
-      }
-      queued--
-      if (item.settle !== undefined) dispatch()
-      return [{ path: item.path, here: item.here, ...(await item.outcome) }]
-    }
-    try {
-      for await (const entry of walk) {
-        const threads = scannerThreads()
-        if (typeof entry !== 'string') {
-          // A whole directory: dispatched at once, never batched.
-          const handed = scanner!.scanTree(job, tree(entry.unit), ahead.signal)
-          handed.catch(() => {})
-          queue.push({ dir: entry.unit, tree: handed })
-          queued += UNIT_WEIGHT
-        } else {
-          const path = entry
-          if (include !== undefined && !include(path)) continue
-          const here = resumeInside && path === position!.p
-          // A grep that proves long starts the scanner's threads; this thread scans until
-          // they are up.
-          if (scanner !== undefined && ++walked === SCAN_HERE_FIRST) scanner.start()
-          let item: FileItem
-          if (threads > 0 && !here) {
-            let settle!: (outcome: Promise<Outcome>) => void
-            const outcome = new Promise<Outcome>((resolve) => (settle = resolve))
-            item = { path, here, outcome, settle }
-            batch.push(item)
-            if (batch.length === SCANNER_BATCH) dispatch()
-          } else item = { path, here, outcome: scanHere(path, here) }
-          queue.push(item)
-          queued++
-        }
-        if (queued >= (threads > 0 ? SCANNER_BATCH * 4 * threads : SCAN_AHEAD))
-          for (const scan of await take()) yield scan
-      }
-      while (queue.length > 0) for (const scan of await take()) yield scan
-    } finally {
-      ahead.abort()
-      context.signal.removeEventListener('abort', stopAhead)
-    }
-  }
+    : undefined
 
-  for await (const scan of scans()) {
-    const { path, here } = scan
-    if (outputMode !== 'summary' && Date.now() > deadline && lastPrinted !== undefined) {
-      timedOut = true
-      next = { p: lastPrinted.path, i: 0, l: 0, s: 0 }
-      break
-    }
-    scanned++
-    if (scan.error !== undefined) {
-      const error = scan.error
-      if (IsoagentError.is(error, 'not_found', 'is_directory', 'permission_denied', 'io')) {
-        counts.vanished++
-        continue
-      }
-      throw error
-    }
-    let result = scan.result!
-    if (pathOrderContent) result = truncateMatches(result, limit - records, here ? position!.s : 0)
-    if (result.binary) {
-      counts.binary++
-      continue
-    }
-    if (result.lineTooLong) {
-      counts.lineTooLong++
-      continue
-    }
-    if (result.matches === 0 && !result.more) continue
-    if (backend && position !== undefined && seen++ < position.n) continue
-    if (outputMode !== 'summary' && records >= limit && !(outputMode === 'content' && !backend)) {
-      // One more matching file exists beyond a full page.
-      next = { p: lastPrinted!.path, i: 0, l: 0, s: 0 }
-      break
-    }
-    if (result.matches > 0) filesMatched++
-    matchLines += result.matches
-    if (outputMode === 'files_with_matches') {
-      out.push(path)
-      records++
-    } else if (outputMode === 'count') {
-      out.push(`${path}:${result.matches}`)
-      records++
-    } else if (outputMode === 'content') {
-      appendContent(out, path, result.records, ctxLines > 0, lastPrinted)
-      records += result.records.filter((r) => r.match).length
-      if (result.records.length > 0)
-        lastPrinted = { path, line: result.records[result.records.length - 1]!.line }
-      if (result.more) {
-        next = { p: path, i: 1, l: result.lastMatchLine, s: result.shownThrough }
+  let nextCursor: string | null
+  try {
+    for (;;) {
+      const here = inside !== undefined
+      const scan = here ? await inside : await pipeline.next()
+      inside = undefined
+      if (scan === undefined) break
+      const { path } = scan
+      if (outputMode !== 'summary' && Date.now() > deadline && lastPrinted !== undefined) {
+        timedOut = true
+        next = { p: lastPrinted.path, i: 0, l: 0, s: 0 }
+        pipeline.putBack(scan)
         break
       }
-      continue
+      scanned++
+      if (scan.error !== undefined) {
+        const error = scan.error
+        if (IsoagentError.is(error, 'not_found', 'is_directory', 'permission_denied', 'io')) {
+          counts.vanished++
+          continue
+        }
+        throw error
+      }
+      let result = scan.result!
+      if (pathOrderContent)
+        result = truncateMatches(result, limit - records, here ? position!.s : 0)
+      if (result.binary) {
+        counts.binary++
+        continue
+      }
+      if (result.lineTooLong) {
+        counts.lineTooLong++
+        continue
+      }
+      if (result.matches === 0 && !result.more) continue
+      if (passOver > 0) {
+        passOver--
+        continue
+      }
+      if (outputMode !== 'summary' && records >= limit && !pathOrderContent) {
+        // One more matching file exists beyond a full page.
+        next = { p: lastPrinted!.path, i: 0, l: 0, s: 0 }
+        pipeline.putBack(scan)
+        break
+      }
+      if (result.matches > 0) filesMatched++
+      matchLines += result.matches
+      if (outputMode === 'files_with_matches') {
+        out.push(path)
+        records++
+      } else if (outputMode === 'count') {
+        out.push(`${path}:${result.matches}`)
+        records++
+      } else if (outputMode === 'content') {
+        appendContent(out, path, result.records, ctxLines > 0, lastPrinted)
+        records += result.records.filter((r) => r.match).length
+        if (result.records.length > 0)
+          lastPrinted = { path, line: result.records[result.records.length - 1]!.line }
+        if (result.more) {
+          next = { p: path, i: 1, l: result.lastMatchLine, s: result.shownThrough }
+          break
+        }
+        continue
+      }
+      lastPrinted = { path, line: 0 }
     }
-    lastPrinted = { path, line: 0 }
+    nextCursor =
+      next === undefined
+        ? null
+        : encodeCursor('search', {
+            q: queryKey(args),
+            ...next,
+            n: (position?.n ?? 0) + filesMatched,
+          })
+  } catch (error) {
+    await pipeline.close()
+    throw error
   }
+  const walkSkips = pipeline.countsSince()
+  pipeline.endPage(context, nextCursor)
 
-  const nextCursor =
-    next === undefined
-      ? null
-      : encodeCursor('search', { q: queryKey(args), ...next, n: (position?.n ?? 0) + filesMatched })
   let output: string
   if (outputMode === 'summary') {
     output = `${matchLines} matching line${matchLines === 1 ? '' : 's'} in ${filesMatched} file${filesMatched === 1 ? '' : 's'} (${scanned} searched)`
@@ -555,7 +460,7 @@ async function runGrep(args: SearchArgs, context: ToolContext): Promise<ToolResu
     matching_lines: matchLines,
     files_with_matches: filesMatched,
     files_scanned: scanned,
-    files_skipped: skipsMetadata(skips, counts),
+    files_skipped: skipsMetadata(walkSkips, counts),
     truncated: nextCursor !== null,
     timed_out: timedOut,
     next_cursor: nextCursor,

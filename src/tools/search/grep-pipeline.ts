@@ -1,0 +1,202 @@
+import type {
+  FileScanJob,
+  FileScanOutcome,
+  TreeScanOutcome,
+  TreeScanRequest,
+} from '../../workspace/file-scanner.ts'
+import type { WorkspacePath } from '../../workspace/workspace-path.ts'
+import type { WorkspaceServices } from '../../workspace/workspace-services.ts'
+import { SearchPipeline } from './pipeline.ts'
+import { scanFile, type ScanRequest, type ScanResult } from './scan-file.ts'
+import { outcomeError, runTreeScanJob } from './scan-job.ts'
+import { walkFiles, type WalkSkips } from './walk.ts'
+
+/** Files scanned concurrently ahead of the one being consumed. */
+const SCAN_AHEAD = 16
+/** A grep scans this many files itself before it hands any to the workspace's scanner. */
+const SCAN_HERE_FIRST = 64
+/** Directories this deep below the start go to the scanner whole (its threads walk them too). */
+export const UNIT_DEPTH = 2
+/**
+ * What a handed-over directory counts for in the files a grep keeps in flight: a few, so that
+ * while one thread works through a large directory the others run well ahead of it.
+ */
+export const UNIT_WEIGHT = 8
+/** Files per batch handed to the scanner; each thread gets up to four batches ahead. */
+export const SCANNER_BATCH = 32
+
+/** One file's scan: its result, or the error it raised. */
+export interface Scanned {
+  path: WorkspacePath
+  result?: ScanResult
+  error?: unknown
+}
+
+/** What a grep pipeline walks and scans. */
+export interface GrepPipelineOptions {
+  workspace: WorkspaceServices
+  start: WorkspacePath
+  /** The `include` glob, as given and compiled. */
+  include?: { glob: string; test: (path: string) => boolean }
+  /** Whether a directory can hold a file `include` admits. */
+  enter?: (dir: WorkspacePath) => boolean
+  backendOrder: boolean
+  /** Continue after this file (walk order). */
+  after?: WorkspacePath
+  request: ScanRequest
+  job: FileScanJob
+  /** Hand whole directories to the scanner's threads (not for backend-order content mode). */
+  units: boolean
+  /**
+   * Content mode: a directory handed over whole stops after the file that brings its matching
+   * lines to this many, and the rest of it is handed over again when the page gets there.
+   */
+  unitMatches?: number
+  /** {@link ToolCarryover.epoch} now. */
+  epoch: number
+}
+
+type Outcome = { result?: ScanResult; error?: unknown }
+
+const fromOutcome = (o: FileScanOutcome): Outcome => {
+  const error = outcomeError(o)
+  return error === undefined ? { result: (o as { result: ScanResult }).result } : { error }
+}
+
+/**
+ * Walk and scan for a grep, results in walk order. Files are scanned up to SCAN_AHEAD at once
+ * (I/O overlaps; on S3 these are parallel GETs), or, once the walk proves long, handed in batches
+ * to the workspace's scanner threads, with whole directories UNIT_DEPTH below the start handed
+ * over too (the threads walk them).
+ */
+export function grepPipeline(options: GrepPipelineOptions): SearchPipeline<Scanned, WalkSkips> {
+  const { workspace, start, include, backendOrder, request, job, unitMatches } = options
+  const skips: WalkSkips = { unreadable_dirs: 0, unreadable_ignore_files: 0 }
+  const stop = new AbortController()
+  const scanner = workspace.scanner
+  /** Files the walk has given so far; a grep past SCAN_HERE_FIRST of them uses the scanner. */
+  let walked = 0
+  const scannerThreads = () => (walked > SCAN_HERE_FIRST ? (scanner?.threads ?? 0) : 0)
+  const startDepth = start === '' ? 0 : start.split('/').length
+  const walk = walkFiles(workspace, {
+    start,
+    signal: stop.signal,
+    skips,
+    backendOrder,
+    ...(options.enter ? { enter: options.enter } : {}),
+    ...(options.after !== undefined ? { after: options.after } : {}),
+    delegate: (dir) =>
+      options.units && dir.split('/').length - startDepth >= UNIT_DEPTH && scannerThreads() > 0,
+  })
+  const scanHere = (path: WorkspacePath): Promise<Outcome> =>
+    scanFile(workspace, path, request, stop.signal).then(
+      (result) => ({ result }),
+      (error: unknown) => ({ error }),
+    )
+  const walkId = crypto.randomUUID()
+  const tree = (dir: WorkspacePath, after?: WorkspacePath): TreeScanRequest => ({
+    dir,
+    start,
+    ...(include !== undefined ? { include: include.glob } : {}),
+    backendOrder,
+    walkId,
+    ...(after !== undefined ? { after } : {}),
+    ...(unitMatches !== undefined ? { stopAfterMatches: unitMatches } : {}),
+  })
+  const handOver = (dir: WorkspacePath, after?: WorkspacePath) => {
+    const handed = scanner!.scanTree(job, tree(dir, after), stop.signal)
+    handed.catch(() => {})
+    return { dir, tree: handed }
+  }
+
+  async function* scans(): AsyncGenerator<Scanned, void> {
+    interface FileItem {
+      path: WorkspacePath
+      outcome: Promise<Outcome>
+      /** Set while the file waits in a batch not yet handed to the scanner. */
+      settle?: (outcome: Promise<Outcome>) => void
+    }
+    /** A directory handed over whole: its files' outcomes, in walk order. */
+    interface TreeItem {
+      dir: WorkspacePath
+      tree: Promise<TreeScanOutcome>
+    }
+    const queue: (FileItem | TreeItem)[] = []
+    /** Files queued, a handed-over directory counting as UNIT_WEIGHT. */
+    let queued = 0
+    let batch: FileItem[] = []
+    const dispatch = () => {
+      const items = batch
+      batch = []
+      const outcomes = scanner!.scan(
+        job,
+        items.map((item) => item.path),
+        stop.signal,
+      )
+      items.forEach((item, k) => {
+        item.settle!(
+          outcomes.then(
+            (all) => fromOutcome(all[k]!),
+            // The scanner failed (not the file): scan it here instead.
+            () => scanHere(item.path),
+          ),
+        )
+        delete item.settle
+      })
+    }
+    const take = async (): Promise<Scanned[]> => {
+      const item = queue.shift()!
+      if ('tree' in item) {
+        queued -= UNIT_WEIGHT
+        const done = await item.tree.catch(() =>
+          // The scanner failed: walk and scan the directory here instead.
+          runTreeScanJob(workspace, job, tree(item.dir), stop.signal),
+        )
+        skips.unreadable_dirs += done.skips.unreadable_dirs
+        skips.unreadable_ignore_files += done.skips.unreadable_ignore_files
+        if (done.resumeAfter !== undefined) {
+          // The directory stopped at its match cap: the rest of it comes next.
+          queue.unshift(handOver(item.dir, done.resumeAfter))
+          queued += UNIT_WEIGHT
+        }
+        return done.files.map((f) => ({ path: f.path, ...fromOutcome(f.outcome) }))
+      }
+      queued--
+      if (item.settle !== undefined) dispatch()
+      return [{ path: item.path, ...(await item.outcome) }]
+    }
+    try {
+      for await (const entry of walk) {
+        const threads = scannerThreads()
+        if (typeof entry !== 'string') {
+          // A whole directory: dispatched at once, never batched.
+          queue.push(handOver(entry.unit))
+          queued += UNIT_WEIGHT
+        } else {
+          const path = entry
+          if (include !== undefined && !include.test(path)) continue
+          // A grep that proves long starts the scanner's threads; this thread scans until
+          // they are up.
+          if (scanner !== undefined && ++walked === SCAN_HERE_FIRST) scanner.start()
+          let item: FileItem
+          if (threads > 0) {
+            let settle!: (outcome: Promise<Outcome>) => void
+            const outcome = new Promise<Outcome>((resolve) => (settle = resolve))
+            item = { path, outcome, settle }
+            batch.push(item)
+            if (batch.length === SCANNER_BATCH) dispatch()
+          } else item = { path, outcome: scanHere(path) }
+          queue.push(item)
+          queued++
+        }
+        if (queued >= (threads > 0 ? SCANNER_BATCH * 4 * threads : SCAN_AHEAD))
+          for (const scan of await take()) yield scan
+      }
+      while (queue.length > 0) for (const scan of await take()) yield scan
+    } finally {
+      stop.abort()
+    }
+  }
+
+  return new SearchPipeline(scans(), stop, skips, options.epoch)
+}

@@ -1,0 +1,95 @@
+import type { ToolContext } from '../tool.ts'
+
+/** Named counts a pipeline keeps as it goes. */
+export type Counters<C> = { [K in keyof C]: number }
+
+/**
+ * A search's results in walk order, pulled one at a time: its walk, and the scans running ahead
+ * of the result being consumed. A page that ends keeps it (under the cursor it returns) so the
+ * next page continues it instead of walking again to the cursor and redoing the scans that had
+ * run past the page's end. Continuing gives exactly what a fresh start at the cursor gives.
+ */
+export class SearchPipeline<T, C extends Counters<C>> {
+  /** Items taken back by a page that ended on them, next out first (last in the array). */
+  private readonly back: T[] = []
+  private consumer: AbortSignal | undefined
+  private readonly onAbort = () => this.stop.abort()
+  /** The counters at the last {@link SearchPipeline.countsSince}. */
+  private reported: C
+
+  constructor(
+    private readonly source: AsyncGenerator<T, void>,
+    /** Aborts the work running ahead. */
+    private readonly stop: AbortController,
+    /** What the pipeline counts as it goes (files walked, directories skipped, ...). */
+    private readonly counters: C,
+    /** {@link ToolCarryover.epoch} when the walk began. */
+    readonly epoch: number,
+  ) {
+    this.reported = { ...counters }
+  }
+
+  /** Serve `signal`'s call: its abort stops the work. */
+  attach(signal: AbortSignal): void {
+    this.consumer?.removeEventListener('abort', this.onAbort)
+    this.consumer = signal
+    if (signal.aborted) this.stop.abort()
+    else signal.addEventListener('abort', this.onAbort, { once: true })
+  }
+
+  /** The next item, or undefined at the end. */
+  async next(): Promise<T | undefined> {
+    if (this.back.length > 0) return this.back.pop()
+    const step = await this.source.next()
+    return step.done === true ? undefined : step.value
+  }
+
+  /** Put back an item the current page will not use: it comes out next. */
+  putBack(item: T): void {
+    this.back.push(item)
+  }
+
+  /** How much each counter grew since the last call of this (for one page's metadata). */
+  countsSince(): C {
+    const now = { ...this.counters }
+    const delta = { ...now }
+    for (const key of Object.keys(now) as (keyof C)[])
+      delta[key] = (now[key] - this.reported[key]) as C[keyof C]
+    this.reported = now
+    return delta
+  }
+
+  /**
+   * End a page: with a next cursor, keep the pipeline for the page that continues from it;
+   * otherwise stop it.
+   */
+  endPage(context: ToolContext, nextCursor: string | null): void {
+    this.consumer?.removeEventListener('abort', this.onAbort)
+    this.consumer = undefined
+    if (nextCursor === null || this.stop.signal.aborted) return void this.close()
+    context.carryover.keep(carryoverKey(nextCursor), this, () => void this.close(), this.epoch)
+  }
+
+  /** Stop the work running ahead and end the walk. */
+  async close(): Promise<void> {
+    this.consumer?.removeEventListener('abort', this.onAbort)
+    this.consumer = undefined
+    this.stop.abort()
+    await this.source.return(undefined).catch(() => {})
+  }
+}
+
+/** The carryover key of the pipeline that continues at `cursor`. */
+export function carryoverKey(cursor: string): string {
+  return `search:${cursor}`
+}
+
+/** The pipeline a previous page kept for `cursor`, if any. */
+export function continuedPipeline<T, C extends Counters<C>>(
+  context: ToolContext,
+  cursor: string | undefined,
+): SearchPipeline<T, C> | undefined {
+  if (cursor === undefined) return undefined
+  const kept = context.carryover.take(carryoverKey(cursor))
+  return kept instanceof SearchPipeline ? (kept as SearchPipeline<T, C>) : undefined
+}
