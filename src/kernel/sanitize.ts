@@ -1,16 +1,28 @@
 /** Replacement for every redacted secret. */
 export const REDACTED = '[REDACTED]'
 
-/** Built-in credential patterns, redacted from every output, metadata value and event. */
+/**
+ * Built-in credential patterns, redacted from every output, metadata value and event. What a
+ * pattern's `keep` group matched stays (the name a secret is given); the rest is redacted.
+ */
 export const CREDENTIAL_PATTERNS: readonly RegExp[] = [
   /-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)/g,
   /\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[0-9A-Z]{16}\b/g,
-  /(?<=\baws_?secret_?access_?key\b["']?\s*[:=]\s*["']?)[A-Za-z0-9/+=]{40}\b/gi,
+  // A group, not a lookbehind: a lookbehind is tried at every character of the text (10× slower).
+  /(?<keep>\baws_?secret_?access_?key\b["']?\s*[:=]\s*["']?)[A-Za-z0-9/+=]{40}\b/gi,
   /\bBearer\s+[A-Za-z0-9\-._~+/]{8,}=*/g,
   /\bsk-(?:proj-|ant-)?[A-Za-z0-9_-]{20,}/g,
   /\bgh[pousr]_[A-Za-z0-9]{36,}\b/g,
   /\bxox[abposr]-[A-Za-z0-9-]{10,}\b/g,
 ]
+
+/** A match's replacement: its `keep` group, if any, then {@link REDACTED}. */
+function redact(...args: unknown[]): string {
+  const groups = args[args.length - 1]
+  const keep =
+    typeof groups === 'object' && groups !== null ? (groups as { keep?: string }).keep : undefined
+  return (keep ?? '') + REDACTED
+}
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
@@ -37,7 +49,7 @@ export class Sanitizer {
       pattern.lastIndex = 0
       if (pattern.test(out)) {
         pattern.lastIndex = 0
-        out = out.replace(pattern, REDACTED)
+        out = out.replace(pattern, redact)
       }
     }
     return out

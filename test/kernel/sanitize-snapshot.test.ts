@@ -62,6 +62,8 @@ describe.each(WORKSPACE_KINDS)('sanitisation on %s workspace', (kind) => {
       expect(everything, leaked).not.toContain(leaked)
     }
     expect(read.output).toContain(`password=${REDACTED}`)
+    // The name a secret is given stays, so a reader knows what was redacted.
+    expect(read.output).toContain(`aws_secret_access_key = ${REDACTED}`)
     expect(read.output).toContain('plain line')
     expect(
       rec.events.some((e) => e.type === 'tool_start' && JSON.stringify(e).includes(REDACTED)),
