@@ -49,7 +49,7 @@ const isReady = (slot: Slot) => Atomics.load(slot.ready, 0) === 1
 
 interface Waiting {
   slot: Slot
-  resolve(value: FileScanOutcome[] | TreeScanOutcome | TreeListOutcome): void
+  resolve(value: FileScanOutcome[] | TreeScanOutcome | TreeListOutcome[]): void
   reject(error: unknown): void
 }
 
@@ -224,13 +224,13 @@ export function workerScanner(options: WorkerScannerOptions): WorkerScanner {
       )
     },
     listTree(tree: TreeListRequest, signal?: AbortSignal) {
-      return send<TreeListOutcome>(
+      return send<TreeListOutcome[]>(
         (id, cancel) => ({
           type: 'list',
           id,
           tree,
           cancel,
-          hints: options.hints?.([tree.dir]) ?? [],
+          hints: options.hints?.(tree.dirs) ?? [],
         }),
         signal,
       )

@@ -51,7 +51,7 @@ export type ScanWorkerRequest =
 export type ScanWorkerReply =
   | { id: number; outcomes: Awaited<ReturnType<typeof runFileScanJob>> }
   | { id: number; tree: TreeScanOutcome }
-  | { id: number; list: TreeListOutcome }
+  | { id: number; list: TreeListOutcome[] }
   | { id: number; failed: string; cancelled: boolean }
 
 /** The data a scan worker starts with: the workspace's real root and its read settings. */

@@ -77,10 +77,10 @@ export interface TreeScanOutcome {
   resumeAfter?: WorkspacePath
 }
 
-/** A directory a glob hands over whole: the scanner walks it and matches its files. */
+/** Directories a glob hands over whole: the scanner walks them and matches their files. */
 export interface TreeListRequest {
-  /** The directory, one the search's walk decided to enter. */
-  dir: WorkspacePath
+  /** The directories, in walk order: ones the search's walk decided to enter. */
+  dirs: WorkspacePath[]
   /** Where the search started (`query` and `include` are relative to it). */
   start: WorkspacePath
   /** The glob files must match (the search's `query`). */
@@ -93,7 +93,7 @@ export interface TreeListRequest {
   walkId: string
 }
 
-/** The matching files of a {@link TreeListRequest} in walk order, and what the walk saw. */
+/** The matching files of one directory of a {@link TreeListRequest} in walk order, and what the walk saw. */
 export interface TreeListOutcome {
   files: WorkspacePath[]
   /** Files walked, matching or not. */
@@ -130,8 +130,8 @@ export interface FileScanner {
    */
   scanTree(job: FileScanJob, tree: TreeScanRequest, signal?: AbortSignal): Promise<TreeScanOutcome>
   /**
-   * Walk `tree.dir` as the search tool's walk would and return the files that match the glob;
-   * rejects like {@link FileScanner.scan}.
+   * Walk each of `tree.dirs` as the search tool's walk would and return the files that match the
+   * glob, one outcome per directory in the same order; rejects like {@link FileScanner.scan}.
    */
-  listTree(tree: TreeListRequest, signal?: AbortSignal): Promise<TreeListOutcome>
+  listTree(tree: TreeListRequest, signal?: AbortSignal): Promise<TreeListOutcome[]>
 }

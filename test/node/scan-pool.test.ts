@@ -97,10 +97,10 @@ function watched(
     },
     async listTree(tree, signal) {
       calls.lists++
-      hooks.before?.([], tree.dir)
+      for (const dir of tree.dirs) hooks.before?.([], dir)
       if (hooks.fail) return died()
       const done = await inner.listTree(tree, signal)
-      calls.paths += done.walked
+      for (const d of done) calls.paths += d.walked
       return done
     },
   }

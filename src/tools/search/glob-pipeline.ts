@@ -10,7 +10,9 @@ import { walkFiles, type WalkSkips } from './walk.ts'
 /** A glob walks this many files itself before it starts the workspace's scanner threads. */
 const WALK_HERE_FIRST = 64
 /** Directories handed over and not yet consumed, per scanner thread, at most. */
-const UNITS_PER_THREAD = 8
+const UNITS_PER_THREAD = 16
+/** Directories handed over in one request: a round trip costs more than walking a small one. */
+const UNITS_PER_REQUEST = 8
 /** What a glob pipeline counts: what its walk skipped, and the files it walked. */
 export interface GlobCounters extends WalkSkips {
   files_walked: number
@@ -57,8 +59,8 @@ export function globPipeline(
     delegate: (dir) => dir.split('/').length - startDepth >= UNIT_DEPTH && threads() > 0,
   })
   const walkId = crypto.randomUUID()
-  const tree = (dir: WorkspacePath): TreeListRequest => ({
-    dir,
+  const tree = (dirs: WorkspacePath[]): TreeListRequest => ({
+    dirs,
     start,
     query,
     ...(include !== undefined ? { include } : {}),
@@ -67,18 +69,37 @@ export function globPipeline(
   })
 
   async function* paths(): AsyncGenerator<WorkspacePath, void> {
+    /** A directory handed over whole; `settle` is set while it waits in an unsent group. */
+    interface Unit {
+      dir: WorkspacePath
+      list: Promise<TreeListOutcome>
+      settle?: (outcome: Promise<TreeListOutcome>) => void
+    }
     /** Matching files, and directories handed over whole, in walk order. */
-    const queue: (WorkspacePath | { list: Promise<TreeListOutcome>; dir: WorkspacePath })[] = []
+    const queue: (WorkspacePath | Unit)[] = []
     let units = 0
+    /** Directories to hand over together, in one request. */
+    let group: Unit[] = []
+    const send = () => {
+      const sent = group
+      group = []
+      const lists = scanner!.listTree(tree(sent.map((u) => u.dir)), stop.signal)
+      // The scanner failed: the directories are walked here instead.
+      const here = lists.catch(() =>
+        runTreeListJob(workspace, tree(sent.map((u) => u.dir)), stop.signal),
+      )
+      sent.forEach((unit, k) => {
+        unit.settle!(here.then((all) => all[k]!))
+        delete unit.settle
+      })
+    }
     /** The files of the head of the queue, once ready to come out. */
     const take = async (): Promise<readonly WorkspacePath[]> => {
       const head = queue.shift()!
       if (typeof head === 'string') return [head]
       units--
-      const done = await head.list.catch(() =>
-        // The scanner failed: walk the directory here instead.
-        runTreeListJob(workspace, tree(head.dir), stop.signal),
-      )
+      if (head.settle !== undefined) send()
+      const done = await head.list
       counters.files_walked += done.walked
       counters.unreadable_dirs += done.skips.unreadable_dirs
       counters.unreadable_ignore_files += done.skips.unreadable_ignore_files
@@ -87,10 +108,13 @@ export function globPipeline(
     try {
       for await (const entry of walk) {
         if (typeof entry !== 'string') {
-          const list = scanner!.listTree(tree(entry.unit), stop.signal)
-          list.catch(() => {})
-          queue.push({ list, dir: entry.unit })
+          let settle!: Unit['settle']
+          const list = new Promise<TreeListOutcome>((resolve) => (settle = resolve))
+          const unit: Unit = { dir: entry.unit, list, settle }
+          queue.push(unit)
+          group.push(unit)
           units++
+          if (group.length === UNITS_PER_REQUEST) send()
         } else {
           if (++counters.files_walked === WALK_HERE_FIRST) scanner?.start()
           if (matches(entry) && (admits === undefined || admits(entry))) queue.push(entry)

@@ -112,37 +112,40 @@ export async function runTreeScanJob(
 }
 
 /**
- * Walk `tree.dir` and keep the files that match the glob: the search tool's own walk and glob
- * matching, for a {@link FileScanner.listTree}.
+ * Walk each of `tree.dirs` and keep the files that match the glob: the search tool's own walk
+ * and glob matching, for a {@link FileScanner.listTree}.
  */
 export async function runTreeListJob(
   ws: WalkSource,
   tree: TreeListRequest,
   signal?: AbortSignal,
-): Promise<TreeListOutcome> {
+): Promise<TreeListOutcome[]> {
   const unitOf = levelsOf(tree.walkId)
-  const skips = { unreadable_dirs: 0, unreadable_ignore_files: 0 }
-  const files: WorkspacePath[] = []
-  const stat = await ws.stat(tree.dir).catch(() => undefined)
-  if (stat?.kind !== 'directory') {
-    skips.unreadable_dirs++
-    return { files, walked: 0, skips }
-  }
   const matches = compilePathGlob(tree.query, 'query', tree.start)
   const include =
     tree.include === undefined ? undefined : compilePathGlob(tree.include, 'include', tree.start)
   const enter = prunerFor(tree.query, tree.include)
-  let walked = 0
-  for await (const path of walkFiles(ws, {
-    start: tree.dir,
-    skips,
-    backendOrder: tree.backendOrder,
-    unitOf,
-    ...(signal ? { signal } : {}),
-    ...(enter ? { enter } : {}),
-  })) {
-    walked++
-    if (matches(path) && (include === undefined || include(path))) files.push(path)
+  const outcomes: TreeListOutcome[] = []
+  for (const dir of tree.dirs) {
+    const skips = { unreadable_dirs: 0, unreadable_ignore_files: 0 }
+    const files: WorkspacePath[] = []
+    let walked = 0
+    // The search's walk saw a directory here; one that is gone or replaced cannot be listed.
+    const stat = await ws.stat(dir).catch(() => undefined)
+    if (stat?.kind !== 'directory') skips.unreadable_dirs++
+    else
+      for await (const path of walkFiles(ws, {
+        start: dir,
+        skips,
+        backendOrder: tree.backendOrder,
+        unitOf,
+        ...(signal ? { signal } : {}),
+        ...(enter ? { enter } : {}),
+      })) {
+        walked++
+        if (matches(path) && (include === undefined || include(path))) files.push(path)
+      }
+    outcomes.push({ files, walked, skips })
   }
-  return { files, walked, skips }
+  return outcomes
 }
