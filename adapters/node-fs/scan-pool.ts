@@ -49,7 +49,7 @@ const isReady = (slot: Slot) => Atomics.load(slot.ready, 0) === 1
 
 interface Waiting {
   slot: Slot
-  resolve(value: FileScanOutcome[] | TreeScanOutcome | TreeListOutcome[]): void
+  resolve(value: FileScanOutcome[] | TreeScanOutcome[] | TreeListOutcome[]): void
   reject(error: unknown): void
 }
 
@@ -211,14 +211,14 @@ export function workerScanner(options: WorkerScannerOptions): WorkerScanner {
       )
     },
     scanTree(job: FileScanJob, tree: TreeScanRequest, signal?: AbortSignal) {
-      return send<TreeScanOutcome>(
+      return send<TreeScanOutcome[]>(
         (id, cancel) => ({
           type: 'tree',
           id,
           job,
           tree,
           cancel,
-          hints: options.hints?.([tree.dir]) ?? [],
+          hints: options.hints?.(tree.dirs) ?? [],
         }),
         signal,
       )

@@ -50,7 +50,7 @@ export type ScanWorkerRequest =
 /** What a scan worker answers for a batch. */
 export type ScanWorkerReply =
   | { id: number; outcomes: Awaited<ReturnType<typeof runFileScanJob>> }
-  | { id: number; tree: TreeScanOutcome }
+  | { id: number; tree: TreeScanOutcome[] }
   | { id: number; list: TreeListOutcome[] }
   | { id: number; failed: string; cancelled: boolean }
 

@@ -17,30 +17,42 @@ export interface ByteNeedle {
 }
 
 /**
- * How common each byte value is in source code and its documentation: 0 for the rarest, 255 for
- * the most common. Measured by `scripts/byte-ranks.ts` over the text files of this package's
- * dependencies (8076 files, 74 MB). A literal is anchored on its rarest byte, so that the fewest
- * places are looked at.
+ * How often each byte value occurs in source code and its documentation, per million bytes (at
+ * least 1). Measured by `scripts/byte-frequencies.ts` over the text files of this package's
+ * dependencies (8076 files, 74 MB). {@link byteFinder} estimates by them what each way of looking for
+ * a literal costs.
  */
 // prettier-ignore
-const BYTE_RANKS = Uint8Array.from([
-  0, 35, 64, 36, 37, 38, 39, 1, 2, 217, 244, 3, 4, 144, 40, 41,
-  42, 43, 44, 45, 46, 47, 48, 49, 65, 50, 57, 58, 51, 52, 62, 66,
-  255, 172, 230, 164, 162, 112, 191, 200, 233, 234, 226, 168, 236, 221, 238, 227,
-  213, 207, 208, 198, 192, 187, 189, 180, 185, 182, 223, 224, 173, 229, 190, 179,
-  171, 228, 204, 220, 206, 216, 197, 175, 177, 211, 166, 169, 195, 196, 203, 199,
-  201, 184, 202, 215, 209, 181, 167, 170, 154, 163, 151, 194, 183, 193, 135, 231,
-  205, 248, 225, 245, 243, 254, 237, 235, 239, 249, 186, 210, 246, 240, 251, 250,
-  241, 178, 252, 247, 253, 242, 222, 212, 214, 232, 176, 219, 188, 218, 76, 53,
-  160, 159, 158, 153, 133, 105, 83, 102, 136, 91, 99, 143, 131, 100, 78, 113,
-  108, 79, 80, 81, 130, 126, 89, 107, 119, 123, 97, 92, 134, 139, 129, 101,
-  111, 127, 77, 96, 110, 86, 85, 120, 125, 124, 88, 90, 82, 122, 104, 109,
-  147, 137, 106, 115, 116, 142, 94, 95, 150, 93, 117, 128, 152, 141, 149, 118,
-  5, 6, 84, 157, 138, 132, 59, 7, 8, 60, 54, 67, 71, 70, 72, 68,
-  174, 161, 55, 9, 10, 11, 12, 13, 61, 56, 14, 15, 16, 17, 18, 19,
-  69, 63, 146, 165, 121, 156, 148, 140, 114, 98, 87, 145, 155, 103, 75, 74,
-  73, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34,
+const BYTE_FREQUENCIES = Uint32Array.from([
+  1, 1, 1, 1, 1, 1, 1, 1, 1, 4947, 21074, 1, 1, 201, 1, 1,
+  1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+  156899, 1070, 8954, 577, 504, 102, 1927, 2762, 11062, 11063, 7357, 879, 12508, 5713, 12747, 8025,
+  4830, 3732, 4286, 2589, 2122, 1764, 1888, 1359, 1678, 1407, 7075, 7124, 1098, 8864, 1914, 1280,
+  1019, 8367, 3364, 5280, 3444, 4932, 2494, 1144, 1214, 4680, 766, 953, 2175, 2237, 2897, 2634,
+  2873, 1515, 2877, 4879, 4340, 1406, 874, 971, 289, 562, 246, 2154, 1467, 2149, 145, 9025,
+  3369, 38354, 7318, 23186, 19677, 74959, 12639, 12403, 12929, 39362, 1751, 4388, 23266, 14319, 42225, 41059,
+  18045, 1252, 42960, 37103, 55081, 18448, 5917, 4701, 4850, 9131, 1168, 5183, 1878, 5182, 24, 1,
+  467, 447, 445, 251, 140, 90, 44, 87, 146, 59, 81, 191, 137, 81, 29, 104,
+  92, 31, 35, 41, 136, 128, 53, 91, 111, 119, 78, 60, 141, 166, 132, 86,
+  101, 131, 26, 69, 99, 47, 45, 113, 127, 124, 52, 54, 44, 118, 89, 95,
+  223, 161, 91, 105, 105, 186, 62, 63, 240, 61, 107, 131, 250, 179, 236, 108,
+  1, 1, 45, 430, 165, 140, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+  1136, 485, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+  1, 1, 220, 750, 116, 393, 224, 173, 105, 79, 47, 210, 321, 89, 19, 18,
+  4, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
 ])
+const FREQUENCY_TOTAL = BYTE_FREQUENCIES.reduce((sum, f) => sum + f, 0)
+const frequency = (byte: number) => BYTE_FREQUENCIES[byte]! / FREQUENCY_TOTAL
+
+/**
+ * Rough costs on V8, in ns (fitted to counting 15 literals in 63 MB of JavaScript and
+ * TypeScript): `indexOf` passing over one byte, checking one place where the anchor byte was
+ * found, one Horspool step (case folding makes a step {@link FOLDED_STEP} times dearer).
+ */
+const SCAN_NS = 0.3
+const CANDIDATE_NS = 27
+const STEP_NS = 4.4
+const FOLDED_STEP = 1.3
 
 const UTF8 = new TextEncoder()
 
@@ -61,28 +73,36 @@ const isLetter = (b: number) => (b | 0x20) >= 0x61 && (b | 0x20) <= 0x7a
 /** A compiled finder: the offset of the next occurrence at or after `from`, or -1. */
 export type ByteFinder = (text: Uint8Array, from: number) => number
 
-/** Compile a finder for `needle`, anchored on its rarest byte (found with native `indexOf`). */
-export function byteFinder(needle: ByteNeedle): ByteFinder {
-  const { bytes, foldAsciiCase } = needle
+/** One way of finding a needle, with its estimated cost per byte of text (ns). */
+export interface FinderStrategy {
+  find: ByteFinder
+  nsPerByte: number
+}
+
+/** Whether the needle byte `want` matches the text byte `b` (`want` lower-cased when folding). */
+const byteMatches = (want: number, b: number, fold: boolean) =>
+  b === want || (fold && isLetter(want) && (b | 0x20) === want)
+
+/**
+ * Find a needle by its rarest byte, located with native `indexOf` (both cases of a folded
+ * letter); each place found is checked whole. Best when that byte is rare.
+ */
+export function anchorFinder(needle: ByteNeedle): FinderStrategy {
+  const { bytes, foldAsciiCase: fold } = needle
   const n = bytes.length
+  const cost = (b: number) =>
+    fold && isLetter(b) ? frequency(b) + frequency(b & ~0x20) : frequency(b)
   let anchor = 0
-  for (let i = 1; i < n; i++) if (BYTE_RANKS[bytes[i]!]! < BYTE_RANKS[bytes[anchor]!]!) anchor = i
+  for (let i = 1; i < n; i++) if (cost(bytes[i]!) < cost(bytes[anchor]!)) anchor = i
   const a = bytes[anchor]!
-  const matchesAt = foldAsciiCase
-    ? (text: Uint8Array, start: number) => {
-        for (let i = 0; i < n; i++) {
-          const b = text[start + i]!
-          const want = bytes[i]!
-          if (b !== want && !(isLetter(want) && (b | 0x20) === want)) return false
-        }
-        return true
-      }
-    : (text: Uint8Array, start: number) => {
-        for (let i = 0; i < n; i++) if (text[start + i] !== bytes[i]) return false
-        return true
-      }
-  if (!foldAsciiCase || !isLetter(a)) {
-    return (text, from) => {
+  const matchesAt = (text: Uint8Array, start: number) => {
+    for (let i = 0; i < n; i++) if (!byteMatches(bytes[i]!, text[start + i]!, fold)) return false
+    return true
+  }
+  const twoCases = fold && isLetter(a)
+  const nsPerByte = (twoCases ? 2 : 1) * SCAN_NS + cost(a) * CANDIDATE_NS
+  if (!twoCases) {
+    const find: ByteFinder = (text, from) => {
       const last = text.length - n
       for (let at = text.indexOf(a, from + anchor); at !== -1; at = text.indexOf(a, at + 1)) {
         const start = at - anchor
@@ -91,9 +111,10 @@ export function byteFinder(needle: ByteNeedle): ByteFinder {
       }
       return -1
     }
+    return { find, nsPerByte }
   }
   const upper = a & ~0x20
-  return (text, from) => {
+  const find: ByteFinder = (text, from) => {
     const last = text.length - n
     let lo = text.indexOf(a, from + anchor)
     let up = text.indexOf(upper, from + anchor)
@@ -107,6 +128,53 @@ export function byteFinder(needle: ByteNeedle): ByteFinder {
     }
     return -1
   }
+  return { find, nsPerByte }
+}
+
+/**
+ * Find a needle with Horspool's algorithm: compare at its last byte and skip by how far that
+ * text byte lies from the needle's end, so most bytes are never read. Best for needles whose
+ * bytes are all common, where an anchor would be found at too many places.
+ */
+export function horspoolFinder(needle: ByteNeedle): FinderStrategy {
+  const { bytes, foldAsciiCase: fold } = needle
+  const m = bytes.length
+  const last = m - 1
+  const shift = new Int32Array(256).fill(m)
+  for (let i = 0; i < last; i++) {
+    const b = bytes[i]!
+    shift[b] = last - i
+    if (fold && isLetter(b)) shift[b & ~0x20] = last - i
+  }
+  let meanShift = 0
+  for (let b = 0; b < 256; b++) meanShift += frequency(b) * shift[b]!
+  const tail = bytes[last]!
+  const find: ByteFinder = (text, from) => {
+    const n = text.length
+    for (let i = from + last; i < n; i += shift[text[i]!]!) {
+      if (!byteMatches(tail, text[i]!, fold)) continue
+      let j = last - 1
+      let k = i - 1
+      while (j >= 0 && byteMatches(bytes[j]!, text[k]!, fold)) {
+        j--
+        k--
+      }
+      if (j < 0) return i - last
+    }
+    return -1
+  }
+  return { find, nsPerByte: (STEP_NS * (fold ? FOLDED_STEP : 1)) / meanShift }
+}
+
+/**
+ * Compile a finder for `needle`: whichever of {@link anchorFinder} and {@link horspoolFinder}
+ * the byte frequencies of source code say is cheaper.
+ */
+export function byteFinder(needle: ByteNeedle): ByteFinder {
+  const anchor = anchorFinder(needle)
+  if (needle.bytes.length < 3) return anchor.find
+  const horspool = horspoolFinder(needle)
+  return horspool.nsPerByte < anchor.nsPerByte ? horspool.find : anchor.find
 }
 
 /**

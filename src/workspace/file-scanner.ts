@@ -45,10 +45,10 @@ export type FileScanOutcome =
   | { result: ScanResult }
   | { error: { code: IsoagentErrorCode; message: string; data: Record<string, unknown> } }
 
-/** A directory a grep hands over whole: the scanner walks it (as the search's walk would) and scans its files. */
+/** Directories a grep hands over whole: the scanner walks them (as the search's walk would) and scans their files. */
 export interface TreeScanRequest {
-  /** The directory, one the search's walk decided to enter. */
-  dir: WorkspacePath
+  /** The directories, in walk order: ones the search's walk decided to enter. */
+  dirs: WorkspacePath[]
   /** Where the search started (`include` is relative to it). */
   start: WorkspacePath
   /** The search's `include` glob. */
@@ -60,7 +60,7 @@ export interface TreeScanRequest {
    * their `dir`, read once.
    */
   walkId: string
-  /** Only the files after this one (walk order): the rest of a directory that stopped early. */
+  /** In the first directory, only the files after this one (walk order): the rest of a directory that stopped early. */
   after?: WorkspacePath
   /**
    * Stop after the file that brings the matching lines found to this many (content mode, whose
@@ -69,11 +69,14 @@ export interface TreeScanRequest {
   stopAfterMatches?: number
 }
 
-/** Every file of a {@link TreeScanRequest} in walk order with its outcome, and what the walk skipped. */
+/** Every file of one directory of a {@link TreeScanRequest} in walk order with its outcome, and what the walk skipped. */
 export interface TreeScanOutcome {
   files: { path: WorkspacePath; outcome: FileScanOutcome }[]
   skips: { unreadable_dirs: number; unreadable_ignore_files: number }
-  /** Set when the scan stopped at `stopAfterMatches`: the last file scanned. */
+  /**
+   * Set when the scan stopped at `stopAfterMatches` in this directory: the last file scanned.
+   * The directories after it were not scanned and have no outcome.
+   */
   resumeAfter?: WorkspacePath
 }
 
@@ -125,10 +128,15 @@ export interface FileScanner {
     signal?: AbortSignal,
   ): Promise<FileScanOutcome[]>
   /**
-   * Walk `tree.dir` and scan its files for `job`, as the search tool's own walk and scan would;
+   * Walk each of `tree.dirs` and scan its files for `job`, as the search tool's own walk and scan
+   * would: one outcome per directory, in order (fewer when `stopAfterMatches` stopped the scan);
    * rejects like {@link FileScanner.scan}.
    */
-  scanTree(job: FileScanJob, tree: TreeScanRequest, signal?: AbortSignal): Promise<TreeScanOutcome>
+  scanTree(
+    job: FileScanJob,
+    tree: TreeScanRequest,
+    signal?: AbortSignal,
+  ): Promise<TreeScanOutcome[]>
   /**
    * Walk each of `tree.dirs` as the search tool's walk would and return the files that match the
    * glob, one outcome per directory in the same order; rejects like {@link FileScanner.scan}.

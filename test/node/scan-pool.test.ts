@@ -89,10 +89,10 @@ function watched(
     async scanTree(job, tree, signal) {
       calls.trees++
       if (tree.after !== undefined) calls.resumed++
-      hooks.before?.([], tree.dir)
+      for (const dir of tree.dirs) hooks.before?.([], dir)
       if (hooks.fail) return died()
       const done = await inner.scanTree(job, tree, signal)
-      calls.paths += done.files.length
+      for (const d of done) calls.paths += d.files.length
       return done
     },
     async listTree(tree, signal) {

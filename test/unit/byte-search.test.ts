@@ -5,7 +5,13 @@ import {
   requiredLiteral,
   requiredLiterals,
 } from '../../src/tools/search/line-matcher.ts'
-import { countLinesWith, hasFoldingSigns } from '../../src/text/byte-search.ts'
+import {
+  anchorFinder,
+  byteNeedle,
+  countLinesWith,
+  hasFoldingSigns,
+  horspoolFinder,
+} from '../../src/text/byte-search.ts'
 
 const encoder = new TextEncoder()
 
@@ -108,6 +114,60 @@ describe('byte prefilter', () => {
     expect(hasFoldingSigns(encoder.encode('\u017F'))).toBe(true)
     expect(hasFoldingSigns(encoder.encode('\u2129 \u0180 k s'))).toBe(false)
   })
+})
+
+describe('byte finders', () => {
+  /** Every offset where `needle` occurs in `text` (ASCII letters in either case when folding). */
+  function naive(text: Uint8Array, needle: Uint8Array, fold: boolean): number[] {
+    const eq = (a: number, b: number) =>
+      a === b || (fold && (a | 0x20) >= 0x61 && (a | 0x20) <= 0x7a && (a | 0x20) === (b | 0x20))
+    const out: number[] = []
+    for (let i = 0; i + needle.length <= text.length; i++) {
+      let k = 0
+      while (k < needle.length && eq(text[i + k]!, needle[k]!)) k++
+      if (k === needle.length) out.push(i)
+    }
+    return out
+  }
+  const all = (find: (t: Uint8Array, from: number) => number, text: Uint8Array) => {
+    const out: number[] = []
+    for (let at = find(text, 0); at !== -1; at = find(text, at + 1)) out.push(at)
+    return out
+  }
+  const literals: [string, boolean][] = [
+    ['requestId', false],
+    ['request', true],
+    ['eee', false],
+    ['handler', true],
+    ['key', true],
+    ['ab', false],
+    ['x', false],
+    ['缓存', false],
+    ['CLASS', true],
+    ['Request Request', false],
+    ['e\u00e9', false],
+  ]
+  for (const [literal, fold] of literals) {
+    it(`anchor and Horspool find every ${JSON.stringify(literal)}${fold ? ' (folded)' : ''}, from every offset`, () => {
+      const needle = byteNeedle(literal, fold)!
+      const pieces: Piece[] = [...PIECES, 'eeee', 'ee', literal, literal.toUpperCase(), 'ab', 'aab']
+      let found = 0
+      for (const text of seededTexts(literal.length * 31 + (fold ? 1 : 0), 150, pieces, {
+        maxPieces: 30,
+        bomOneIn: 7,
+      })) {
+        const expected = naive(text, needle.bytes, fold)
+        found += expected.length
+        for (const strategy of [anchorFinder(needle), horspoolFinder(needle)]) {
+          expect(all(strategy.find, text)).toEqual(expected)
+          // From inside an occurrence: the next one, as the naive search finds it.
+          for (const from of [1, 2, 5, text.length - 1, text.length])
+            expect(strategy.find(text, from)).toBe(expected.find((at) => at >= from) ?? -1)
+        }
+      }
+      expect(found).toBeGreaterThan(20)
+    })
+  }
 })
 
 describe('requiredLiterals', () => {

@@ -3,7 +3,7 @@ import type { WorkspacePath } from '../../workspace/workspace-path.ts'
 import type { WorkspaceServices } from '../../workspace/workspace-services.ts'
 import { UNIT_DEPTH } from './grep-pipeline.ts'
 import { compilePathGlob, prunerFor } from './path-filter.ts'
-import { SearchPipeline } from './pipeline.ts'
+import { SearchPipeline, UnitGrouping } from './pipeline.ts'
 import { runTreeListJob } from './scan-job.ts'
 import { walkFiles, type WalkSkips } from './walk.ts'
 
@@ -11,8 +11,6 @@ import { walkFiles, type WalkSkips } from './walk.ts'
 const WALK_HERE_FIRST = 64
 /** Directories handed over and not yet consumed, per scanner thread, at most. */
 const UNITS_PER_THREAD = 16
-/** Directories handed over in one request: a round trip costs more than walking a small one. */
-const UNITS_PER_REQUEST = 8
 /** What a glob pipeline counts: what its walk skipped, and the files it walked. */
 export interface GlobCounters extends WalkSkips {
   files_walked: number
@@ -80,6 +78,7 @@ export function globPipeline(
     let units = 0
     /** Directories to hand over together, in one request. */
     let group: Unit[] = []
+    const grouping = new UnitGrouping()
     const send = () => {
       const sent = group
       group = []
@@ -100,6 +99,7 @@ export function globPipeline(
       units--
       if (head.settle !== undefined) send()
       const done = await head.list
+      grouping.record(done.walked)
       counters.files_walked += done.walked
       counters.unreadable_dirs += done.skips.unreadable_dirs
       counters.unreadable_ignore_files += done.skips.unreadable_ignore_files
@@ -114,7 +114,7 @@ export function globPipeline(
           queue.push(unit)
           group.push(unit)
           units++
-          if (group.length === UNITS_PER_REQUEST) send()
+          if (group.length >= grouping.size) send()
         } else {
           if (++counters.files_walked === WALK_HERE_FIRST) scanner?.start()
           if (matches(entry) && (admits === undefined || admits(entry))) queue.push(entry)

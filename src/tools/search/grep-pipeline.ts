@@ -6,7 +6,7 @@ import type {
 } from '../../workspace/file-scanner.ts'
 import type { WorkspacePath } from '../../workspace/workspace-path.ts'
 import type { WorkspaceServices } from '../../workspace/workspace-services.ts'
-import { SearchPipeline } from './pipeline.ts'
+import { SearchPipeline, UnitGrouping } from './pipeline.ts'
 import { scanFile, type ScanRequest, type ScanResult } from './scan-file.ts'
 import { outcomeError, runTreeScanJob } from './scan-job.ts'
 import { walkFiles, type WalkSkips } from './walk.ts'
@@ -94,8 +94,8 @@ export function grepPipeline(options: GrepPipelineOptions): SearchPipeline<Scann
       (error: unknown) => ({ error }),
     )
   const walkId = crypto.randomUUID()
-  const tree = (dir: WorkspacePath, after?: WorkspacePath): TreeScanRequest => ({
-    dir,
+  const tree = (dirs: WorkspacePath[], after?: WorkspacePath): TreeScanRequest => ({
+    dirs,
     start,
     ...(include !== undefined ? { include: include.glob } : {}),
     backendOrder,
@@ -103,11 +103,11 @@ export function grepPipeline(options: GrepPipelineOptions): SearchPipeline<Scann
     ...(after !== undefined ? { after } : {}),
     ...(unitMatches !== undefined ? { stopAfterMatches: unitMatches } : {}),
   })
-  const handOver = (dir: WorkspacePath, after?: WorkspacePath) => {
-    const handed = scanner!.scanTree(job, tree(dir, after), stop.signal)
-    handed.catch(() => {})
-    return { dir, tree: handed }
-  }
+  /** Scan directories on the scanner's threads; here, should the scanner fail. */
+  const scanTrees = (dirs: WorkspacePath[], after?: WorkspacePath) =>
+    scanner!
+      .scanTree(job, tree(dirs, after), stop.signal)
+      .catch(() => runTreeScanJob(workspace, job, tree(dirs, after), stop.signal))
 
   async function* scans(): AsyncGenerator<Scanned, void> {
     interface FileItem {
@@ -116,15 +116,36 @@ export function grepPipeline(options: GrepPipelineOptions): SearchPipeline<Scann
       /** Set while the file waits in a batch not yet handed to the scanner. */
       settle?: (outcome: Promise<Outcome>) => void
     }
-    /** A directory handed over whole: its files' outcomes, in walk order. */
+    /**
+     * A directory handed over whole: its files' outcomes, in walk order (undefined when the
+     * request it went in stopped before it). `settle` is set while it waits in an unsent group.
+     */
     interface TreeItem {
       dir: WorkspacePath
-      tree: Promise<TreeScanOutcome>
+      tree: Promise<TreeScanOutcome | undefined>
+      settle?: (outcome: Promise<TreeScanOutcome | undefined>) => void
     }
     const queue: (FileItem | TreeItem)[] = []
     /** Files queued, a handed-over directory counting as UNIT_WEIGHT. */
     let queued = 0
     let batch: FileItem[] = []
+    /** Directories to hand over together, in one request. */
+    let group: TreeItem[] = []
+    const grouping = new UnitGrouping()
+    const send = () => {
+      const sent = group
+      group = []
+      const trees = scanTrees(sent.map((item) => item.dir))
+      sent.forEach((item, k) => {
+        item.settle!(trees.then((all) => all[k]))
+        delete item.settle
+      })
+    }
+    /** The rest of a directory (all of it, or what follows `after`), handed over at once. */
+    const handOverRest = (dir: WorkspacePath, after?: WorkspacePath): TreeItem => ({
+      dir,
+      tree: scanTrees([dir], after).then((all) => all[0]),
+    })
     const dispatch = () => {
       const items = batch
       batch = []
@@ -148,17 +169,17 @@ export function grepPipeline(options: GrepPipelineOptions): SearchPipeline<Scann
       const item = queue.shift()!
       if ('tree' in item) {
         queued -= UNIT_WEIGHT
-        const done = await item.tree.catch(() =>
-          // The scanner failed: walk and scan the directory here instead.
-          runTreeScanJob(workspace, job, tree(item.dir), stop.signal),
-        )
-        skips.unreadable_dirs += done.skips.unreadable_dirs
-        skips.unreadable_ignore_files += done.skips.unreadable_ignore_files
-        if (done.resumeAfter !== undefined) {
-          // The directory stopped at its match cap: the rest of it comes next.
-          queue.unshift(handOver(item.dir, done.resumeAfter))
+        if (item.settle !== undefined) send()
+        const done = await item.tree
+        if (done === undefined || done.resumeAfter !== undefined) {
+          // Its request stopped at the match cap before or inside it: the rest comes next.
+          queue.unshift(handOverRest(item.dir, done?.resumeAfter))
           queued += UNIT_WEIGHT
         }
+        if (done === undefined) return []
+        grouping.record(done.files.length)
+        skips.unreadable_dirs += done.skips.unreadable_dirs
+        skips.unreadable_ignore_files += done.skips.unreadable_ignore_files
         return done.files.map((f) => ({ path: f.path, ...fromOutcome(f.outcome) }))
       }
       queued--
@@ -169,9 +190,13 @@ export function grepPipeline(options: GrepPipelineOptions): SearchPipeline<Scann
       for await (const entry of walk) {
         const threads = scannerThreads()
         if (typeof entry !== 'string') {
-          // A whole directory: dispatched at once, never batched.
-          queue.push(handOver(entry.unit))
+          let settle!: TreeItem['settle']
+          const tree = new Promise<TreeScanOutcome | undefined>((resolve) => (settle = resolve))
+          const item: TreeItem = { dir: entry.unit, tree, settle }
+          queue.push(item)
+          group.push(item)
           queued += UNIT_WEIGHT
+          if (group.length >= grouping.size) send()
         } else {
           const path = entry
           if (include !== undefined && !include.test(path)) continue

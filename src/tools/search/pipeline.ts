@@ -93,3 +93,31 @@ export function continuedPipeline<T, C extends Counters<C>>(
   const kept = context.carryover.take(carryoverKey(cursor))
   return kept instanceof SearchPipeline ? (kept as SearchPipeline<T, C>) : undefined
 }
+
+/** Files' worth of directories a search hands over in one request, about. */
+const GROUP_TARGET_FILES = 256
+/** Directories in one request, at most. */
+const GROUP_MAX = 8
+
+/**
+ * How many directories a search hands over to the scanner's threads in one request: one while
+ * nothing is known, then about {@link GROUP_TARGET_FILES} files' worth by the sizes of those that
+ * came back (a round trip costs more than walking a small directory; one request of several
+ * large ones would leave the other threads idle and hold up the page).
+ */
+export class UnitGrouping {
+  private meanFiles: number | undefined
+
+  /** A handed-over directory came back with `files` files. */
+  record(files: number): void {
+    this.meanFiles = this.meanFiles === undefined ? files : 0.8 * this.meanFiles + 0.2 * files
+  }
+
+  get size(): number {
+    if (this.meanFiles === undefined) return 1
+    return Math.max(
+      1,
+      Math.min(GROUP_MAX, Math.floor(GROUP_TARGET_FILES / Math.max(1, this.meanFiles))),
+    )
+  }
+}

@@ -70,45 +70,55 @@ function levelsOf(walkId: string) {
 }
 
 /**
- * Walk `tree.dir` and scan its files for `job`: the search tool's own walk (ignore rules of the
- * directories above included, `include` applied) and scan, for a {@link FileScanner.scanTree}.
+ * Walk each of `tree.dirs` and scan its files for `job`: the search tool's own walk (ignore rules
+ * of the directories above included, `include` applied) and scan, for a
+ * {@link FileScanner.scanTree}. One outcome per directory, up to the one where
+ * `stopAfterMatches` was reached.
  */
 export async function runTreeScanJob(
   ws: WalkSource & FileReader,
   job: FileScanJob,
   tree: TreeScanRequest,
   signal?: AbortSignal,
-): Promise<TreeScanOutcome> {
+): Promise<TreeScanOutcome[]> {
   const unitOf = levelsOf(tree.walkId)
-  const skips = { unreadable_dirs: 0, unreadable_ignore_files: 0 }
-  const files: TreeScanOutcome['files'] = []
-  // The search's walk saw a directory here; one that is gone or replaced cannot be listed.
-  const stat = await ws.stat(tree.dir).catch(() => undefined)
-  if (stat?.kind !== 'directory') {
-    skips.unreadable_dirs++
-    return { files, skips }
-  }
   const include =
     tree.include === undefined ? undefined : compilePathGlob(tree.include, 'include', tree.start)
   const enter = prunerFor(tree.include)
+  const outcomes: TreeScanOutcome[] = []
   let matches = 0
-  for await (const path of walkFiles(ws, {
-    start: tree.dir,
-    skips,
-    backendOrder: tree.backendOrder,
-    unitOf,
-    ...(signal ? { signal } : {}),
-    ...(enter ? { enter } : {}),
-    ...(tree.after !== undefined ? { after: tree.after } : {}),
-  })) {
-    if (include !== undefined && !include(path)) continue
-    const [outcome] = await runFileScanJob(ws, job, [path], signal)
-    files.push({ path, outcome: outcome! })
-    if (tree.stopAfterMatches === undefined || !('result' in outcome!)) continue
-    matches += outcome.result.matches
-    if (matches >= tree.stopAfterMatches) return { files, skips, resumeAfter: path }
+  for (const [k, dir] of tree.dirs.entries()) {
+    const skips = { unreadable_dirs: 0, unreadable_ignore_files: 0 }
+    const files: TreeScanOutcome['files'] = []
+    outcomes.push({ files, skips })
+    // The search's walk saw a directory here; one that is gone or replaced cannot be listed.
+    const stat = await ws.stat(dir).catch(() => undefined)
+    if (stat?.kind !== 'directory') {
+      skips.unreadable_dirs++
+      continue
+    }
+    const after = k === 0 ? tree.after : undefined
+    for await (const path of walkFiles(ws, {
+      start: dir,
+      skips,
+      backendOrder: tree.backendOrder,
+      unitOf,
+      ...(signal ? { signal } : {}),
+      ...(enter ? { enter } : {}),
+      ...(after !== undefined ? { after } : {}),
+    })) {
+      if (include !== undefined && !include(path)) continue
+      const [outcome] = await runFileScanJob(ws, job, [path], signal)
+      files.push({ path, outcome: outcome! })
+      if (tree.stopAfterMatches === undefined || !('result' in outcome!)) continue
+      matches += outcome.result.matches
+      if (matches >= tree.stopAfterMatches) {
+        outcomes[k]!.resumeAfter = path
+        return outcomes
+      }
+    }
   }
-  return { files, skips }
+  return outcomes
 }
 
 /**

@@ -1,8 +1,8 @@
 // Measures how often each byte value occurs in the text files below a directory and prints the
-// table in src/text/byte-ranks.ts: 256 ranks, 0 for the rarest byte, 255 for the most common.
-// The grep byte prefilter anchors a literal on its rarest byte, so fewer places are checked.
+// table in src/text/byte-search.ts: for each of the 256 byte values, its occurrences per million
+// bytes (at least 1). The grep byte prefilter picks how to look for a literal by these.
 //
-//   npx tsx scripts/byte-ranks.ts node_modules > /tmp/ranks.txt
+//   npx tsx scripts/byte-frequencies.ts node_modules
 //
 // Text files: those `rg --files` lists for common source, markup and data types, without a NUL
 // in their first 8 KiB.
@@ -28,8 +28,7 @@ for (const file of files) {
   for (const b of data) counts[b]!++
   bytes += data.length
 }
-const order = [...counts.keys()].sort((a, b) => counts[a]! - counts[b]! || a - b)
-const ranks = new Array<number>(256)
-order.forEach((byte, rank) => (ranks[byte] = rank))
+const perMillion = [...counts].map((c) => Math.max(1, Math.round((c / bytes) * 1e6)))
 console.log(`// ${files.length} files, ${(bytes / 1e6).toFixed(0)} MB`)
-for (let row = 0; row < 256; row += 16) console.log(`  ${ranks.slice(row, row + 16).join(', ')},`)
+for (let row = 0; row < 256; row += 16)
+  console.log(`  ${perMillion.slice(row, row + 16).join(', ')},`)
