@@ -159,12 +159,27 @@ export function localFiles(realRoot: string, options: LocalFilesOptions) {
     realOf(path === '' ? realRoot : nodePath.join(realRoot, path), path)
 
   const dirCache = new Map<string, { real: string; at: number }>()
-  /** The checked real path of an existing directory, reused for {@link DIR_CACHE_MS}. */
+  /**
+   * The checked real path of an existing directory, reused for {@link DIR_CACHE_MS}. A directory
+   * that is no symlink, in a parent with a checked real path, lies below that path: one `lstat`
+   * instead of resolving every component again.
+   */
   function realDir(path: WorkspacePath): string {
     if (path === '') return realRoot
     const now = Date.now()
     const hit = dirCache.get(path)
     if (hit !== undefined && now - hit.at < DIR_CACHE_MS) return hit.real
+    const below = belowCachedParent(path)
+    let link
+    try {
+      link = below === undefined ? undefined : lstatSync(below, { throwIfNoEntry: false })
+    } catch {
+      link = undefined
+    }
+    if (link?.isDirectory()) {
+      rememberDir(path, below!, now)
+      return below!
+    }
     let real: string
     try {
       // Only an existing location is cached: a missing one may yet appear as a symlink.
@@ -202,11 +217,15 @@ export function localFiles(realRoot: string, options: LocalFilesOptions) {
    */
   function belowCachedParent(path: WorkspacePath): string | undefined {
     if (path === '') return undefined
+    let parent: string
     try {
-      return nodePath.join(realDir(WorkspacePath.parent(path)), WorkspacePath.basename(path))
+      parent = realDir(WorkspacePath.parent(path))
     } catch {
       return undefined
     }
+    // A workspace path's name is one plain component: no separator, no `.` or `..`.
+    const name = WorkspacePath.basename(path)
+    return parent.endsWith(nodePath.sep) ? parent + name : parent + nodePath.sep + name
   }
   /**
    * The real location of `path` when its last component is not a symlink: its parent's cached
