@@ -123,6 +123,9 @@ export function memoryWorkspace(
     async read(path, range) {
       return clip(fileOf(path).data, range)
     },
+    readNow(path, range) {
+      return clip(fileOf(path).data, range)
+    },
     async readStream(path, range) {
       const data = clip(fileOf(path).data, range)
       return new ReadableStream<Uint8Array>({

@@ -342,11 +342,16 @@ export function localFiles(realRoot: string, options: LocalFilesOptions) {
     }
   }
 
+  /** A read served with synchronous calls, when `syncIo` and it is small enough. */
+  function readNow(path: WorkspacePath, range: ByteRange = {}): Uint8Array | undefined {
+    if (!syncIo || (range.length !== undefined && range.length > SYNC_READ_MAX_BYTES))
+      return undefined
+    return readSmall(path, range)
+  }
+
   async function readRange(path: WorkspacePath, range: ByteRange = {}): Promise<Uint8Array> {
-    if (syncIo && (range.length === undefined || range.length <= SYNC_READ_MAX_BYTES)) {
-      const small = readSmall(path, range)
-      if (small !== undefined) return small
-    }
+    const now = readNow(path, range)
+    if (now !== undefined) return now
     const handle = await openFile(path)
     try {
       const s = await handle.stat()
@@ -463,6 +468,7 @@ export function localFiles(realRoot: string, options: LocalFilesOptions) {
     resolveEntry,
     stat,
     statReal,
+    readNow,
     readRange,
     readStream,
   }

@@ -148,6 +148,7 @@ export function localWorkspace(
     stat: files.stat,
 
     read: files.readRange,
+    readNow: files.readNow,
     readStream: files.readStream,
 
     async write(path, data, writeOptions: WriteOptions = {}) {

@@ -84,6 +84,10 @@ function readerFor(cancel: Int32Array | undefined, controller: AbortController) 
       check()
       return files.readRange(path, range)
     },
+    readNow: (path: WorkspacePath, range?: ByteRange) => {
+      check()
+      return files.readNow(path, range)
+    },
     readStream: (path: WorkspacePath, range?: ByteRange) => {
       check()
       return files.readStream(path, range)

@@ -99,6 +99,14 @@ export interface WorkspaceServices {
   stat(path: WorkspacePath): Promise<WorkspaceStat | undefined>
   /** Bytes of a file (all of it, or a range). */
   read(path: WorkspacePath, range?: ByteRange): Promise<Uint8Array>
+  /**
+   * The same bytes as {@link WorkspaceServices.read}, served at once where the backend can (a
+   * local disk, memory), or undefined where it cannot serve this read at once (too large, say):
+   * callers then use `read`. Throws what `read` rejects with. A search reads tens of thousands
+   * of small files; not waiting for each is a large part of its speed. A wrapper that changes
+   * what `read` gives must change this too, or leave it out.
+   */
+  readNow?(path: WorkspacePath, range?: ByteRange): Uint8Array | undefined
   /** The bytes of a file as a stream of chunks, for files too large to hold at once. */
   readStream(path: WorkspacePath, range?: ByteRange): Promise<ReadableStream<Uint8Array>>
   /** Replace (or create) a file with `data`, atomically where `capabilities.atomicRename`. */

@@ -306,6 +306,10 @@ describe('search over a backend that fails underneath', () => {
         if (path === 'gone.txt') throw new IsoagentError('not_found', 'gone.txt vanished')
         return inner.read(path, range)
       },
+      readNow(path, range) {
+        if (path === 'gone.txt') throw new IsoagentError('not_found', 'gone.txt vanished')
+        return inner.readNow!(path, range)
+      },
     }
     const s = await Agent.create().session(flaky)
     const r = await s.tool('search', {

@@ -3,7 +3,7 @@ import type { WorkspacePath } from '../../workspace/workspace-path.ts'
 import type { WorkspaceServices } from '../../workspace/workspace-services.ts'
 import { UNIT_DEPTH } from './grep-pipeline.ts'
 import { compilePathGlob, prunerFor } from './path-filter.ts'
-import { SearchPipeline, UnitGrouping } from './pipeline.ts'
+import { ahead, SearchPipeline, UnitGrouping } from './pipeline.ts'
 import { runTreeListJob } from './scan-job.ts'
 import { walkFiles, type WalkSkips } from './walk.ts'
 
@@ -83,10 +83,11 @@ export function globPipeline(
       const sent = group
       group = []
       const lists = scanner!.listTree(tree(sent.map((u) => u.dir)), stop.signal)
-      // The scanner failed: the directories are walked here instead.
-      const here = lists.catch(() =>
-        runTreeListJob(workspace, tree(sent.map((u) => u.dir)), stop.signal),
-      )
+      const here = lists.catch((error: unknown) => {
+        if (stop.signal.aborted) throw error
+        // The scanner failed: the directories are walked here instead.
+        return runTreeListJob(workspace, tree(sent.map((u) => u.dir)), stop.signal)
+      })
       sent.forEach((unit, k) => {
         unit.settle!(here.then((all) => all[k]!))
         delete unit.settle
@@ -109,7 +110,7 @@ export function globPipeline(
       for await (const entry of walk) {
         if (typeof entry !== 'string') {
           let settle!: Unit['settle']
-          const list = new Promise<TreeListOutcome>((resolve) => (settle = resolve))
+          const list = ahead(new Promise<TreeListOutcome>((resolve) => (settle = resolve)))
           const unit: Unit = { dir: entry.unit, list, settle }
           queue.push(unit)
           group.push(unit)

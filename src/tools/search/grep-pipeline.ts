@@ -6,8 +6,8 @@ import type {
 } from '../../workspace/file-scanner.ts'
 import type { WorkspacePath } from '../../workspace/workspace-path.ts'
 import type { WorkspaceServices } from '../../workspace/workspace-services.ts'
-import { SearchPipeline, UnitGrouping } from './pipeline.ts'
-import { scanFile, type ScanRequest, type ScanResult } from './scan-file.ts'
+import { ahead, SearchPipeline, UnitGrouping } from './pipeline.ts'
+import { scanFile, scanFileNow, type ScanRequest, type ScanResult } from './scan-file.ts'
 import { outcomeError, runTreeScanJob } from './scan-job.ts'
 import { walkFiles, type WalkSkips } from './walk.ts'
 
@@ -88,11 +88,20 @@ export function grepPipeline(options: GrepPipelineOptions): SearchPipeline<Scann
     delegate: (dir) =>
       options.units && dir.split('/').length - startDepth >= UNIT_DEPTH && scannerThreads() > 0,
   })
-  const scanHere = (path: WorkspacePath): Promise<Outcome> =>
-    scanFile(workspace, path, request, stop.signal).then(
+  /** Scan a file on this thread: at once where the workspace reads at once. */
+  const scanHere = (path: WorkspacePath): Outcome | Promise<Outcome> => {
+    let now: ReturnType<typeof scanFileNow>
+    try {
+      now = scanFileNow(workspace, path, request)
+    } catch (error) {
+      return { error }
+    }
+    if (now !== undefined && !(now instanceof Uint8Array)) return { result: now }
+    return scanFile(workspace, path, request, stop.signal, now).then(
       (result) => ({ result }),
       (error: unknown) => ({ error }),
     )
+  }
   const walkId = crypto.randomUUID()
   const tree = (dirs: WorkspacePath[], after?: WorkspacePath): TreeScanRequest => ({
     dirs,
@@ -105,16 +114,18 @@ export function grepPipeline(options: GrepPipelineOptions): SearchPipeline<Scann
   })
   /** Scan directories on the scanner's threads; here, should the scanner fail. */
   const scanTrees = (dirs: WorkspacePath[], after?: WorkspacePath) =>
-    scanner!
-      .scanTree(job, tree(dirs, after), stop.signal)
-      .catch(() => runTreeScanJob(workspace, job, tree(dirs, after), stop.signal))
+    scanner!.scanTree(job, tree(dirs, after), stop.signal).catch((error: unknown) => {
+      if (stop.signal.aborted) throw error
+      return runTreeScanJob(workspace, job, tree(dirs, after), stop.signal)
+    })
 
   async function* scans(): AsyncGenerator<Scanned, void> {
     interface FileItem {
       path: WorkspacePath
-      outcome: Promise<Outcome>
+      /** The outcome, or the promise of it. */
+      outcome: Outcome | Promise<Outcome>
       /** Set while the file waits in a batch not yet handed to the scanner. */
-      settle?: (outcome: Promise<Outcome>) => void
+      settle?: (outcome: Outcome | Promise<Outcome>) => void
     }
     /**
      * A directory handed over whole: its files' outcomes, in walk order (undefined when the
@@ -144,7 +155,7 @@ export function grepPipeline(options: GrepPipelineOptions): SearchPipeline<Scann
     /** The rest of a directory (all of it, or what follows `after`), handed over at once. */
     const handOverRest = (dir: WorkspacePath, after?: WorkspacePath): TreeItem => ({
       dir,
-      tree: scanTrees([dir], after).then((all) => all[0]),
+      tree: ahead(scanTrees([dir], after).then((all) => all[0])),
     })
     const dispatch = () => {
       const items = batch
@@ -184,14 +195,17 @@ export function grepPipeline(options: GrepPipelineOptions): SearchPipeline<Scann
       }
       queued--
       if (item.settle !== undefined) dispatch()
-      return [{ path: item.path, ...(await item.outcome) }]
+      const outcome = item.outcome instanceof Promise ? await item.outcome : item.outcome
+      return [{ path: item.path, ...outcome }]
     }
     try {
       for await (const entry of walk) {
         const threads = scannerThreads()
         if (typeof entry !== 'string') {
           let settle!: TreeItem['settle']
-          const tree = new Promise<TreeScanOutcome | undefined>((resolve) => (settle = resolve))
+          const tree = ahead(
+            new Promise<TreeScanOutcome | undefined>((resolve) => (settle = resolve)),
+          )
           const item: TreeItem = { dir: entry.unit, tree, settle }
           queue.push(item)
           group.push(item)
@@ -205,7 +219,7 @@ export function grepPipeline(options: GrepPipelineOptions): SearchPipeline<Scann
           if (scanner !== undefined && ++walked === SCAN_HERE_FIRST) scanner.start()
           let item: FileItem
           if (threads > 0) {
-            let settle!: (outcome: Promise<Outcome>) => void
+            let settle!: FileItem['settle']
             const outcome = new Promise<Outcome>((resolve) => (settle = resolve))
             item = { path, outcome, settle }
             batch.push(item)

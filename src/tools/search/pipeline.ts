@@ -79,6 +79,15 @@ export class SearchPipeline<T, C extends Counters<C>> {
   }
 }
 
+/**
+ * `work`, marked as handled: work running ahead of a page may fail after the page (or the
+ * pipeline) is gone, with nobody left to wait for it. Whoever does wait still sees the failure.
+ */
+export function ahead<T>(work: Promise<T>): Promise<T> {
+  work.catch(() => {})
+  return work
+}
+
 /** The carryover key of the pipeline that continues at `cursor`. */
 export function carryoverKey(cursor: string): string {
   return `search:${cursor}`

@@ -29,9 +29,49 @@ function lineMatches(matcher: LineMatcher, line: string): boolean {
 }
 
 /**
- * Counting modes with a byte prefilter: the file is cut into blocks of whole lines; a block
- * without the literal has no match and is never decoded, and a pure-literal pattern is counted
- * in the bytes. Blocks that hold the literal (or a case-folding sign) are decoded and matched.
+ * Count the matching lines of `block` (whole lines; `first` when it starts the file) into
+ * `result`, for counting modes with a byte prefilter: a block without the literal has no match
+ * and is never decoded, and a pure-literal pattern is counted in the bytes; blocks that hold the
+ * literal (or a case-folding sign) are decoded where needed and matched. Returns false once
+ * `result` holds all the matches wanted (files_with_matches: one).
+ */
+export function countBlock(
+  block: Uint8Array,
+  first: boolean,
+  request: ScanRequest,
+  pre: BytePrefilter,
+  result: ScanResult,
+): boolean {
+  const max = request.firstOnly ? 1 : Number.POSITIVE_INFINITY
+  const signs = pre.foldsNonAscii && hasFoldingSigns(block)
+  if (!signs && pre.exact) {
+    result.matches += countLinesWith(pre.find, block, max - result.matches)
+  } else if (!signs && pre.lineLocal) {
+    // Decode only the lines that hold the literal.
+    for (let at = pre.find(block, 0); at !== -1 && result.matches < max;) {
+      const start = at === 0 ? 0 : block.lastIndexOf(0x0a, at) + 1
+      let end = block.indexOf(0x0a, at)
+      if (end === -1) end = block.length
+      const bytes = block.subarray(start, end)
+      if (pre.others.every((f) => f(bytes, 0) !== -1)) {
+        const line = (first && start === 0 ? WHOLE : LATER).decode(bytes)
+        if (lineMatches(request.matcher, line)) result.matches++
+      }
+      at = end >= block.length ? -1 : pre.find(block, end + 1)
+    }
+  } else if (signs || pre.find(block, 0) !== -1) {
+    const text = (first ? WHOLE : LATER).decode(block)
+    request.matcher.matchingLineStarts(text, () => {
+      result.matches++
+      return result.matches < max
+    })
+  }
+  return result.matches < max
+}
+
+/**
+ * Counting modes with a byte prefilter over a file larger than its first read: the file is cut
+ * into blocks of whole lines, each counted by {@link countBlock}.
  */
 export async function countWithPrefilter(
   ws: FileReader,
@@ -42,34 +82,11 @@ export async function countWithPrefilter(
   result: ScanResult,
   signal: AbortSignal | undefined,
 ): Promise<ScanResult> {
-  const max = request.firstOnly ? 1 : Number.POSITIVE_INFINITY
   let first = true
   const count = (block: Uint8Array) => {
-    const signs = pre.foldsNonAscii && hasFoldingSigns(block)
-    if (!signs && pre.exact) {
-      result.matches += countLinesWith(pre.find, block, max - result.matches)
-    } else if (!signs && pre.lineLocal) {
-      // Decode only the lines that hold the literal.
-      for (let at = pre.find(block, 0); at !== -1 && result.matches < max;) {
-        const start = at === 0 ? 0 : block.lastIndexOf(0x0a, at) + 1
-        let end = block.indexOf(0x0a, at)
-        if (end === -1) end = block.length
-        const bytes = block.subarray(start, end)
-        if (pre.others.every((f) => f(bytes, 0) !== -1)) {
-          const line = (first && start === 0 ? WHOLE : LATER).decode(bytes)
-          if (lineMatches(request.matcher, line)) result.matches++
-        }
-        at = end >= block.length ? -1 : pre.find(block, end + 1)
-      }
-    } else if (signs || pre.find(block, 0) !== -1) {
-      const text = (first ? WHOLE : LATER).decode(block)
-      request.matcher.matchingLineStarts(text, () => {
-        result.matches++
-        return result.matches < max
-      })
-    }
+    const more = countBlock(block, first, request, pre, result)
     first = false
-    return result.matches < max
+    return more
   }
   if (head.length < FIRST_READ_BYTES) {
     count(head)

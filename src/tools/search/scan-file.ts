@@ -3,6 +3,7 @@ import { hasFoldingSigns } from '../../text/byte-search.ts'
 import {
   containsLiteral,
   contentInBytes,
+  countBlock,
   countWithPrefilter,
   FIRST_READ_BYTES,
   MAX_LINE_CHARS,
@@ -13,7 +14,7 @@ import type { WorkspacePath } from '../../workspace/workspace-path.ts'
 import type { WorkspaceServices } from '../../workspace/workspace-services.ts'
 
 /** The part of a workspace a scan reads through. */
-export type FileReader = Pick<WorkspaceServices, 'read' | 'readStream'>
+export type FileReader = Pick<WorkspaceServices, 'read' | 'readStream' | 'readNow'>
 import type { ScanResult } from '../../workspace/file-scanner.ts'
 import type { LineMatcher } from './line-matcher.ts'
 
@@ -80,17 +81,8 @@ function display(line: string): string {
   return line.endsWith('\r') ? line.slice(0, -1) : line
 }
 
-/**
- * Scan one file for matching lines, streaming it block by block so no file becomes one huge
- * string. A NUL byte in the first 8 KiB marks it binary and it is skipped.
- */
-export async function scanFile(
-  ws: FileReader,
-  path: WorkspacePath,
-  request: ScanRequest,
-  signal?: AbortSignal,
-): Promise<ScanResult> {
-  const result: ScanResult = {
+function emptyResult(request: ScanRequest): ScanResult {
+  return {
     binary: false,
     matches: 0,
     records: [],
@@ -98,73 +90,41 @@ export async function scanFile(
     shownThrough: request.shownThrough,
     more: false,
   }
-  const ctx = request.keepText ? request.context : 0
-  // Small files (most of a tree) take one read; larger ones stream the rest in chunks.
-  const head = await ws.read(path, { offset: 0, length: FIRST_READ_BYTES })
-  // The first read holds the first 8 KiB (or the whole file), where a NUL marks it binary.
-  if (head.subarray(0, BINARY_SNIFF_BYTES).indexOf(0) !== -1) {
-    result.binary = true
-    return result
-  }
-  const pre = request.matcher.prefilter
-  if (pre !== undefined && !request.keepText)
-    return countWithPrefilter(ws, path, head, request, pre, result, signal)
-  if (pre !== undefined && pre.lineLocal) {
-    // Files up to CONTENT_BYTES_MAX are scanned whole in their bytes.
-    let whole: Uint8Array | undefined = head
-    if (head.length === FIRST_READ_BYTES) {
-      const rest = await ws.read(path, {
-        offset: FIRST_READ_BYTES,
-        length: CONTENT_BYTES_MAX - FIRST_READ_BYTES + 1,
-      })
-      if (rest.length <= CONTENT_BYTES_MAX - FIRST_READ_BYTES) {
-        whole = new Uint8Array(head.length + rest.length)
-        whole.set(head)
-        whole.set(rest, head.length)
-      } else whole = undefined
-    }
-    if (whole !== undefined && !(pre.foldsNonAscii && hasFoldingSigns(whole))) {
-      contentInBytes(whole, request, pre, result)
-      return result
-    }
-  }
-  if (
-    pre !== undefined &&
-    head.length === FIRST_READ_BYTES &&
-    !(await containsLiteral(ws, path, head, pre, signal))
-  )
-    return result
-  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined
-  let headPending = true
-  const nextChunk = async (): Promise<{ done: boolean; value?: Uint8Array }> => {
-    if (headPending) {
-      headPending = false
-      return { done: head.length < FIRST_READ_BYTES, value: head }
-    }
-    reader ??= (await ws.readStream(path, { offset: FIRST_READ_BYTES })).getReader()
-    return reader.read()
-  }
-  let decoder: TextDecoder | undefined
-  let pending = ''
+}
+
+/** Whether a file's first bytes mark it binary: a NUL in its first 8 KiB. */
+const isBinary = (head: Uint8Array) => head.subarray(0, BINARY_SNIFF_BYTES).indexOf(0) !== -1
+
+/**
+ * Matching lines of a text in blocks of whole lines, with their line numbers and context: the
+ * decoding scan. A block carries the last `context` lines of the one before for before-context.
+ */
+class LineBlocks {
   /** Complete lines carried from the previous block for before-context. */
-  let prefix: string[] = []
-  /** Line number of the first line of the next block's new text. */
-  let nextLine = 1
+  private prefix: string[] = []
   /** After-context lines still owed after the last match. */
-  let owedAfter = 0
-  let done = false
-  let kept = 0
+  private owedAfter = 0
+  private kept = 0
+  private readonly ctx: number
 
-  const emit = (line: number, text: string, match: boolean) => {
-    if (line <= result.shownThrough) return
-    result.records.push({ line, text: display(text), match })
-    result.shownThrough = line
+  constructor(
+    private readonly request: ScanRequest,
+    private readonly result: ScanResult,
+  ) {
+    this.ctx = request.keepText ? request.context : 0
   }
 
-  /** Process `lines` (complete lines, the first numbered `first`); returns false to stop. */
-  const processBlock = (block: string, first: number): boolean => {
-    const before = prefix.length
-    const text = before > 0 ? prefix.join('\n') + '\n' + block : block
+  private emit(line: number, text: string, match: boolean) {
+    if (line <= this.result.shownThrough) return
+    this.result.records.push({ line, text: display(text), match })
+    this.result.shownThrough = line
+  }
+
+  /** Process `block` (complete lines, the first numbered `first`); returns false to stop. */
+  process(block: string, first: number): boolean {
+    const { request, result, ctx } = this
+    const before = this.prefix.length
+    const text = before > 0 ? this.prefix.join('\n') + '\n' + block : block
     // Line-start index of this text, built only when line numbers or context are needed.
     const starts: number[] = [0]
     for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1))
@@ -196,10 +156,10 @@ export async function scanFile(
     }
     let lastIndex = before - 1
     const flushAfter = (upTo: number) => {
-      while (owedAfter > 0 && lastIndex + 1 < upTo) {
+      while (this.owedAfter > 0 && lastIndex + 1 < upTo) {
         lastIndex++
-        emit(baseLine + lastIndex, lineText(lastIndex), false)
-        owedAfter--
+        this.emit(baseLine + lastIndex, lineText(lastIndex), false)
+        this.owedAfter--
       }
     }
     let stop = false
@@ -208,7 +168,7 @@ export async function scanFile(
       const index = indexOf(lineStart)
       const line = baseLine + index
       if (line <= request.afterLine) return true
-      if (request.keepText && kept >= request.maxMatches) {
+      if (request.keepText && this.kept >= request.maxMatches) {
         flushAfter(index)
         result.more = true
         stop = true
@@ -221,24 +181,24 @@ export async function scanFile(
       }
       if (request.keepText) {
         flushAfter(index)
-        owedAfter = 0
+        this.owedAfter = 0
         for (let i = Math.max(0, index - ctx); i < index; i++)
-          emit(baseLine + i, lineText(i), false)
-        emit(line, lineText(index), true)
-        kept++
+          this.emit(baseLine + i, lineText(i), false)
+        this.emit(line, lineText(index), true)
+        this.kept++
         result.lastMatchLine = line
-        owedAfter = ctx
+        this.owedAfter = ctx
         lastIndex = index
       }
       return true
     })
     if (stop) return false
     if (request.keepText) {
-      if (owedAfter > 0 && lastIndex < before - 1) lastIndex = before - 1
+      if (this.owedAfter > 0 && lastIndex < before - 1) lastIndex = before - 1
       flushAfter(starts.length)
     }
     const all = starts.length
-    prefix =
+    this.prefix =
       ctx > 0
         ? Array.from({ length: Math.min(ctx, all) }, (_, k) =>
             lineText(all - Math.min(ctx, all) + k),
@@ -246,28 +206,134 @@ export async function scanFile(
         : []
     return true
   }
+}
 
+/** Count the matching lines of `text` (whole lines) into `result`; false once it has enough. */
+function countLines(text: string, request: ScanRequest, result: ScanResult): boolean {
+  let stop = false
+  request.matcher.matchingLineStarts(text, () => {
+    result.matches++
+    stop = request.firstOnly
+    return !stop
+  })
+  return !stop
+}
+
+/** Lines in `block`: its line ends, and one more for a last line without one. */
+function lineCount(block: string): number {
+  let lines = 0
+  for (let at = block.indexOf('\n'); at !== -1; at = block.indexOf('\n', at + 1)) lines++
+  return block.endsWith('\n') ? lines : lines + 1
+}
+
+/** Scan a whole file held in `bytes` (smaller than a first read): no waiting, no copies. */
+function scanWhole(bytes: Uint8Array, request: ScanRequest): ScanResult {
+  const result = emptyResult(request)
+  if (isBinary(bytes)) {
+    result.binary = true
+    return result
+  }
+  const pre = request.matcher.prefilter
+  const signs = pre !== undefined && pre.foldsNonAscii && hasFoldingSigns(bytes)
+  if (pre !== undefined && !request.keepText) {
+    countBlock(bytes, true, request, pre, result)
+    return result
+  }
+  if (pre !== undefined && pre.lineLocal && !signs) {
+    contentInBytes(bytes, request, pre, result)
+    return result
+  }
+  // The required literal is not in the bytes: nothing to decode.
+  if (pre !== undefined && !signs && pre.find(bytes, 0) === -1) return result
+  const text = WHOLE.decode(bytes)
+  if (text.length === 0) return result
+  if (request.keepText) new LineBlocks(request, result).process(text, 1)
+  else countLines(text, request, result)
+  return result
+}
+
+/**
+ * Scan one file without waiting, when the workspace serves its first read at once
+ * (`readNow`): its result when the file fits in that read; the bytes read when it is larger
+ * (hand them to {@link scanFile}); undefined when the workspace cannot read at once.
+ */
+export function scanFileNow(
+  ws: FileReader,
+  path: WorkspacePath,
+  request: ScanRequest,
+): ScanResult | Uint8Array | undefined {
+  const head = ws.readNow?.(path, { offset: 0, length: FIRST_READ_BYTES })
+  if (head === undefined) return undefined
+  return head.length < FIRST_READ_BYTES ? scanWhole(head, request) : head
+}
+
+/**
+ * Scan one file for matching lines, streaming it block by block so no file becomes one huge
+ * string. A NUL byte in the first 8 KiB marks it binary and it is skipped. `head` is the file's
+ * first read, when the caller has made it already ({@link scanFileNow}).
+ */
+export async function scanFile(
+  ws: FileReader,
+  path: WorkspacePath,
+  request: ScanRequest,
+  signal?: AbortSignal,
+  head?: Uint8Array,
+): Promise<ScanResult> {
+  // Small files (most of a tree) take one read; larger ones stream the rest in chunks.
+  head ??= await ws.read(path, { offset: 0, length: FIRST_READ_BYTES })
+  if (head.length < FIRST_READ_BYTES) return scanWhole(head, request)
+  const result = emptyResult(request)
+  // The first read holds the first 8 KiB, where a NUL marks it binary.
+  if (isBinary(head)) {
+    result.binary = true
+    return result
+  }
+  const pre = request.matcher.prefilter
+  if (pre !== undefined && !request.keepText)
+    return countWithPrefilter(ws, path, head, request, pre, result, signal)
+  if (pre !== undefined && pre.lineLocal) {
+    // Files up to CONTENT_BYTES_MAX are scanned whole in their bytes.
+    let whole: Uint8Array | undefined
+    const rest = await ws.read(path, {
+      offset: FIRST_READ_BYTES,
+      length: CONTENT_BYTES_MAX - FIRST_READ_BYTES + 1,
+    })
+    if (rest.length <= CONTENT_BYTES_MAX - FIRST_READ_BYTES) {
+      whole = new Uint8Array(head.length + rest.length)
+      whole.set(head)
+      whole.set(rest, head.length)
+    }
+    if (whole !== undefined && !(pre.foldsNonAscii && hasFoldingSigns(whole))) {
+      contentInBytes(whole, request, pre, result)
+      return result
+    }
+  }
+  if (pre !== undefined && !(await containsLiteral(ws, path, head, pre, signal))) return result
+  const first = head
+  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined
+  let headPending = true
+  const nextChunk = async (): Promise<{ done: boolean; value?: Uint8Array }> => {
+    if (headPending) {
+      headPending = false
+      return { done: false, value: first }
+    }
+    reader ??= (await ws.readStream(path, { offset: FIRST_READ_BYTES })).getReader()
+    return reader.read()
+  }
+  const decoder = new TextDecoder('utf-8')
+  const blocks = new LineBlocks(request, result)
+  let pending = ''
+  /** Line number of the first line of the next block's new text. */
+  let nextLine = 1
+  let done = false
   try {
     while (!done) {
       if (signal?.aborted) throw new IsoagentError('cancelled', 'search cancelled')
       const { done: end, value } = await nextChunk()
-      if (value !== undefined && value.length > 0) {
-        if (end && decoder === undefined) {
-          // The whole file in one piece: look for the required literal in the bytes first.
-          if (
-            pre !== undefined &&
-            !(pre.foldsNonAscii && hasFoldingSigns(value)) &&
-            pre.find(value, 0) === -1
-          )
-            return result
-          pending = WHOLE.decode(value)
-        } else {
-          decoder ??= new TextDecoder('utf-8')
-          pending += decoder.decode(value, { stream: true })
-        }
-      }
+      if (value !== undefined && value.length > 0)
+        pending += decoder.decode(value, { stream: true })
       if (end) {
-        if (decoder !== undefined) pending += decoder.decode()
+        pending += decoder.decode()
         done = true
       }
       if (pending.length >= BLOCK_CHARS || (done && pending.length > 0)) {
@@ -283,20 +349,11 @@ export async function scanFile(
         pending = pending.slice(cut)
         if (!request.keepText) {
           // Counting modes need neither line numbers nor context: just the matching lines.
-          let stop = false
-          request.matcher.matchingLineStarts(block, () => {
-            result.matches++
-            stop = request.firstOnly
-            return !stop
-          })
-          if (stop) return result
+          if (!countLines(block, request, result)) return result
           continue
         }
-        let lines = 0
-        for (let at = block.indexOf('\n'); at !== -1; at = block.indexOf('\n', at + 1)) lines++
-        if (!block.endsWith('\n')) lines++
-        if (!processBlock(block, nextLine)) return result
-        nextLine += lines
+        if (!blocks.process(block, nextLine)) return result
+        nextLine += lineCount(block)
       }
     }
     return result

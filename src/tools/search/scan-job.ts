@@ -10,7 +10,7 @@ import type {
 import type { WorkspacePath } from '../../workspace/workspace-path.ts'
 import { compileLineMatcher, type LineMatcher } from './line-matcher.ts'
 import { compilePathGlob, prunerFor } from './path-filter.ts'
-import { scanFile, type FileReader } from './scan-file.ts'
+import { scanFile, scanFileNow, type FileReader } from './scan-file.ts'
 import { walkFiles, type WalkSource } from './walk.ts'
 import type { IgnoreLevel } from './ignore-rules.ts'
 
@@ -42,7 +42,12 @@ export async function runFileScanJob(
   for (const path of paths) {
     if (signal?.aborted) throw new IsoagentError('cancelled', 'search cancelled')
     try {
-      outcomes.push({ result: await scanFile(ws, path, request, signal) })
+      const now = scanFileNow(ws, path, request)
+      const result =
+        now === undefined || now instanceof Uint8Array
+          ? await scanFile(ws, path, request, signal, now)
+          : now
+      outcomes.push({ result })
     } catch (error) {
       if (IsoagentError.is(error, 'cancelled')) throw error
       const e = IsoagentError.is(error)
