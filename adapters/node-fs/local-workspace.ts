@@ -54,7 +54,7 @@ export interface LocalWorkspaceOptions {
    * Worker threads that read and scan files for `search` grep while the calling thread walks
    * the tree (default: one per CPU, at most 4; 0 on a single CPU). 0 scans on the calling
    * thread only. A grep past its first 64 files starts them and scans on the calling thread
-   * until they are up; they exit after 10 s without work.
+   * until they are up; they exit after 2 minutes without work.
    */
   searchThreads?: number
 }

@@ -21,7 +21,11 @@ export interface WorkerScannerOptions extends ScanWorkerData {
   threads: number
   /** The calling thread's checked real paths of `dirs`, sent along for the worker to adopt. */
   hints?: (dirs: readonly WorkspacePath[]) => DirHint[]
-  /** Workers with nothing to do for this long exit (default 10 s); the next scan starts them. */
+  /**
+   * Workers with nothing to do for this long exit (default 2 minutes); the next scan starts
+   * them. A new worker takes ~90 ms to start and runs slowly until V8 has compiled its hot paths,
+   * so an agent's searches, seconds apart, should find them running.
+   */
   idleMs?: number
 }
 
@@ -80,7 +84,7 @@ function workerEntry(): { entry: URL | string; eval: boolean } {
  * scans on its own thread.
  */
 export function workerScanner(options: WorkerScannerOptions): WorkerScanner {
-  const idleMs = options.idleMs ?? 10_000
+  const idleMs = options.idleMs ?? 120_000
   const data: ScanWorkerData = { root: options.root, options: options.options }
   let slots: Slot[] = []
   const waiting = new Map<number, Waiting>()
