@@ -210,3 +210,27 @@ export function hasFoldingSigns(text: Uint8Array): boolean {
 export function hasLowerCasingSigns(text: Uint8Array): boolean {
   return KELVIN_SIGN(text, 0) !== -1 || CAPITAL_I_WITH_DOT(text, 0) !== -1
 }
+
+/**
+ * How many line ends (`\n`) `bytes` holds in `[from, to)`: four bytes at a time, a zero-byte test
+ * on each 32-bit word (about twice as fast as an `indexOf` per line).
+ */
+export function countLineEnds(bytes: Uint8Array, from: number, to: number): number {
+  let n = 0
+  let i = from
+  const offset = bytes.byteOffset
+  for (; i < to && ((offset + i) & 3) !== 0; i++) if (bytes[i] === 0x0a) n++
+  const words = (to - i) >> 2
+  if (words > 0) {
+    const view = new Uint32Array(bytes.buffer, offset + i, words)
+    for (let k = 0; k < words; k++) {
+      const t = view[k]! ^ 0x0a0a0a0a
+      // Bit 7 of each byte of `zero` is set exactly where that byte of t is zero.
+      const zero = ~(((t & 0x7f7f7f7f) + 0x7f7f7f7f) | t | 0x7f7f7f7f)
+      if (zero !== 0) n += Math.imul((zero >>> 7) & 0x01010101, 0x01010101) >>> 24
+    }
+    i += words << 2
+  }
+  for (; i < to; i++) if (bytes[i] === 0x0a) n++
+  return n
+}

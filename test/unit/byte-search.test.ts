@@ -8,6 +8,7 @@ import {
 import {
   anchorFinder,
   byteNeedle,
+  countLineEnds,
   countLinesWith,
   hasFoldingSigns,
   horspoolFinder,
@@ -168,6 +169,26 @@ describe('byte finders', () => {
       expect(found).toBeGreaterThan(20)
     })
   }
+})
+
+describe('countLineEnds', () => {
+  it('counts every \\n in a range, at any alignment and length', () => {
+    let seed = 3
+    const next = (n: number) => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % n
+    // Bytes around the line end (0x0a) and its neighbours in the word test: 0x09, 0x0b, 0x8a.
+    const alphabet = [0x0a, 0x0a, 0x09, 0x0b, 0x8a, 0x00, 0xff, 0x61, 0x7f, 0x80]
+    const backing = new Uint8Array(300)
+    for (let i = 0; i < backing.length; i++) backing[i] = alphabet[next(alphabet.length)]!
+    for (let trial = 0; trial < 2000; trial++) {
+      const offset = next(8)
+      const bytes = backing.subarray(offset, offset + next(290))
+      const from = next(bytes.length + 1)
+      const to = from + next(bytes.length - from + 1)
+      let expected = 0
+      for (let i = from; i < to; i++) if (bytes[i] === 0x0a) expected++
+      expect(countLineEnds(bytes, from, to)).toBe(expected)
+    }
+  })
 })
 
 describe('requiredLiterals', () => {

@@ -1,5 +1,5 @@
 import { IsoagentError } from '../../errors.ts'
-import { countLinesWith, hasFoldingSigns } from '../../text/byte-search.ts'
+import { countLineEnds, countLinesWith, hasFoldingSigns } from '../../text/byte-search.ts'
 import type { WorkspacePath } from '../../workspace/workspace-path.ts'
 import type { FileReader } from './scan-file.ts'
 import type { BytePrefilter, LineMatcher } from './line-matcher.ts'
@@ -192,17 +192,16 @@ export function contentInBytes(
   const size = bytes.length
   // The last line ends at the final line end, or at the end of a file without one.
   const lastLineEnd = size > 0 && bytes[size - 1] === 0x0a ? size - 1 : size
-  const decode = (start: number, end: number) => {
-    const text = (start === 0 ? WHOLE : LATER).decode(bytes.subarray(start, end))
-    return text.endsWith('\r') ? text.slice(0, -1) : text
-  }
+  const noCr = (text: string) => (text.endsWith('\r') ? text.slice(0, -1) : text)
+  const decode = (start: number, end: number) =>
+    (start === 0 ? WHOLE : LATER).decode(bytes.subarray(start, end))
   const endOf = (start: number) => {
     const end = bytes.indexOf(0x0a, start)
     return end === -1 ? size : end
   }
-  const emit = (line: number, start: number, end: number, match: boolean) => {
+  const emit = (line: number, start: number, end: number, match: boolean, text?: string) => {
     if (line <= result.shownThrough) return
-    result.records.push({ line, text: decode(start, end), match })
+    result.records.push({ line, text: noCr(text ?? decode(start, end)), match })
     result.shownThrough = line
   }
   /** After-context owed: lines up to this number, starting after the last printed one. */
@@ -225,12 +224,7 @@ export function contentInBytes(
   for (let at = pre.find(bytes, 0); at !== -1;) {
     const start = at === 0 ? 0 : bytes.lastIndexOf(0x0a, at) + 1
     const end = endOf(at)
-    for (
-      let nl = bytes.indexOf(0x0a, counted);
-      nl !== -1 && nl < start;
-      nl = bytes.indexOf(0x0a, nl + 1)
-    )
-      line++
+    line += countLineEnds(bytes, counted, start)
     counted = start
     const next = () => (end >= size ? -1 : pre.find(bytes, end + 1))
     if (line <= request.afterLine) {
@@ -242,8 +236,10 @@ export function contentInBytes(
       at = next()
       continue
     }
-    const text = (start === 0 ? WHOLE : LATER).decode(lineBytes)
-    if (!lineMatches(request.matcher, text)) {
+    // A pure literal found in the bytes is a match (see ByteNeedle); anything else is decoded
+    // and matched.
+    const text = pre.exact ? undefined : decode(start, end)
+    if (text !== undefined && !lineMatches(request.matcher, text)) {
       at = next()
       continue
     }
@@ -267,7 +263,7 @@ export function contentInBytes(
       emit(l, s, e, false)
       s = e + 1
     }
-    emit(line, start, end, true)
+    emit(line, start, end, true, text)
     kept++
     result.lastMatchLine = line
     owedThrough = line + ctx
