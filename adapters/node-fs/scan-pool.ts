@@ -12,30 +12,29 @@ import {
   type TreeScanRequest,
   WorkspacePath,
 } from '../../src/index.ts'
-import type { DirHint } from './local-files.ts'
-import type { ScanWorkerData, ScanWorkerReply, ScanWorkerRequest } from './scan-worker.ts'
+import type { DirHint, LocalFilesOptions } from './local-files.ts'
+import type {
+  ScanWorkerReply,
+  ScanWorkerRequest,
+  ScanWorkerStart,
+  ScanWorkerWorkspace,
+} from './scan-worker.ts'
 
-/** Options of {@link workerScanner}. */
-export interface WorkerScannerOptions extends ScanWorkerData {
+/** Options of {@link createWorkerPool}. */
+export interface WorkerPoolOptions {
   /** Worker threads (at least 1). */
   threads: number
-  /** The calling thread's checked real paths of `dirs`, sent along for the worker to adopt. */
-  hints?: (dirs: readonly WorkspacePath[]) => DirHint[]
   /**
-   * Workers with nothing to do for this long exit (default 2 minutes); the next scan starts
-   * them. A new worker takes ~90 ms to start and runs slowly until V8 has compiled its hot paths,
-   * so an agent's searches, seconds apart, should find them running.
+   * Workers with nothing to do for this long exit (default 2 minutes); the next request starts
+   * them. A new worker takes ~90 ms to start and runs slowly until V8 has compiled its hot
+   * paths, so an agent's searches, seconds apart, should find them running.
    */
   idleMs?: number
+  /** The worker's code (default: `scan-worker` beside this module). */
+  entry?: URL
 }
 
-/** A {@link FileScanner} that can also be shut down. */
-export interface WorkerScanner extends FileScanner {
-  /** Stop every worker; a later scan starts them again. */
-  close(): Promise<void>
-}
-
-/** After this many workers failed to start or died, the scanner reports 0 threads. */
+/** After this many workers failed to start or died, a pool reports 0 threads. */
 const MAX_FAILURES = 3
 
 interface Slot {
@@ -53,6 +52,8 @@ const isReady = (slot: Slot) => Atomics.load(slot.ready, 0) === 1
 
 interface Waiting {
   slot: Slot
+  /** Who sent it (a workspace's scanner), so that closing it can give up its requests. */
+  owner: object
   resolve(value: FileScanOutcome[] | TreeScanOutcome[] | TreeListOutcome[]): void
   reject(error: unknown): void
 }
@@ -61,7 +62,8 @@ interface Waiting {
  * How to start a worker: the built `scan-worker.js` next to this file, or, when this module runs
  * from its TypeScript source (tests, benchmarks), `scan-worker.ts` loaded through tsx.
  */
-function workerEntry(): { entry: URL | string; eval: boolean } {
+function workerEntry(entry: URL | undefined): { entry: URL | string; eval: boolean } {
+  if (entry !== undefined) return { entry, eval: false }
   if (!import.meta.url.endsWith('.ts'))
     return { entry: new URL('./scan-worker.js', import.meta.url), eval: false }
   // tsx's ESM entry sits beside the CommonJS one that require.resolve finds.
@@ -76,16 +78,31 @@ function workerEntry(): { entry: URL | string; eval: boolean } {
   }
 }
 
-/**
- * Scan files for grep (and walk directories for glob) on worker threads, each running the search tool's own scan over its own
- * local workspace at the same root (so the same containment checks). Workers start on `start()`
- * (or the first scan) and count in `threads` once loaded; they keep the process alive only while
- * they have work and exit when idle. If they cannot run, `scan` rejects and the search tool
- * scans on its own thread.
- */
-export function workerScanner(options: WorkerScannerOptions): WorkerScanner {
+/** Worker threads that scan and walk for the local workspaces of a process. */
+export interface WorkerPool {
+  /** Workers ready to take work now (0 until started, and when they cannot run). */
+  readonly threads: number
+  /** Bring the workers up if they are not running (returns at once). */
+  start(): void
+  /**
+   * Post a request to the least busy ready worker; its reply settles the promise. `cancel` are
+   * the flags (besides the signal's) that stop it.
+   */
+  send<T>(
+    owner: object,
+    build: (id: number, cancel: Int32Array[]) => ScanWorkerRequest,
+    signal: AbortSignal | undefined,
+    cancel: Int32Array[],
+  ): Promise<T>
+  /** Reject what `owner` is still waiting for. */
+  giveUp(owner: object, error: unknown): void
+  /** Stop every worker; a later request starts them again. */
+  close(): Promise<void>
+}
+
+/** A pool of scan workers (most callers share {@link sharedWorkerPool}). */
+export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
   const idleMs = options.idleMs ?? 120_000
-  const data: ScanWorkerData = { root: options.root, options: options.options }
   let slots: Slot[] = []
   const waiting = new Map<number, Waiting>()
   let nextId = 1
@@ -107,25 +124,27 @@ export function workerScanner(options: WorkerScannerOptions): WorkerScanner {
   }
 
   const spawn = (): Slot => {
-    const { entry, eval: isCode } = workerEntry()
+    const { entry, eval: isCode } = workerEntry(options.entry)
     const ready = new Int32Array(new SharedArrayBuffer(4))
-    const worker = new Worker(entry, { workerData: { ...data, ready }, eval: isCode })
+    const workerData: ScanWorkerStart = { ready }
+    const worker = new Worker(entry, { workerData, eval: isCode })
     worker.unref()
     const slot: Slot = { worker, ready, busy: 0 }
     worker.on('message', (reply: ScanWorkerReply) => {
       const w = waiting.get(reply.id)
-      if (w === undefined) return
-      waiting.delete(reply.id)
       if (--slot.busy === 0) worker.unref()
-      if ('outcomes' in reply) w.resolve(reply.outcomes)
-      else if ('tree' in reply) w.resolve(reply.tree)
-      else if ('list' in reply) w.resolve(reply.list)
-      else
-        w.reject(
-          reply.cancelled
-            ? new IsoagentError('cancelled', 'search cancelled')
-            : new IsoagentError('internal', `scan worker failed: ${reply.failed}`),
-        )
+      if (w !== undefined) {
+        waiting.delete(reply.id)
+        if ('outcomes' in reply) w.resolve(reply.outcomes)
+        else if ('tree' in reply) w.resolve(reply.tree)
+        else if ('list' in reply) w.resolve(reply.list)
+        else
+          w.reject(
+            reply.cancelled
+              ? new IsoagentError('cancelled', 'search cancelled')
+              : new IsoagentError('internal', `scan worker failed: ${reply.failed}`),
+          )
+      }
       if (waiting.size === 0) scheduleIdle()
     })
     worker.on('error', (error) => retire(slot, error))
@@ -170,28 +189,6 @@ export function workerScanner(options: WorkerScannerOptions): WorkerScanner {
     return flag
   }
 
-  /** Post a request to the least busy ready worker; its reply settles the promise. */
-  const send = <T>(
-    build: (id: number, cancel: Int32Array | undefined) => ScanWorkerRequest,
-    signal?: AbortSignal,
-  ) => {
-    if (signal?.aborted) return Promise.reject(new IsoagentError('cancelled', 'search cancelled'))
-    if (failures >= MAX_FAILURES)
-      return Promise.reject(new IsoagentError('unsupported', 'scan workers cannot run here'))
-    clearTimeout(idleTimer)
-    fill()
-    const ready = slots.filter(isReady)
-    const slot = (ready.length > 0 ? ready : slots).reduce((best, s) =>
-      s.busy < best.busy ? s : best,
-    )
-    const id = nextId++
-    if (slot.busy++ === 0) slot.worker.ref()
-    slot.worker.postMessage(build(id, signal === undefined ? undefined : flagOf(signal)))
-    return new Promise<T>((resolve, reject) => {
-      waiting.set(id, { slot, resolve: (value) => resolve(value as T), reject })
-    })
-  }
-
   return {
     get threads() {
       return failures >= MAX_FAILURES ? 0 : slots.filter(isReady).length
@@ -201,11 +198,112 @@ export function workerScanner(options: WorkerScannerOptions): WorkerScanner {
       fill()
       if (waiting.size === 0) scheduleIdle()
     },
+    send<T>(
+      owner: object,
+      build: (id: number, cancel: Int32Array[]) => ScanWorkerRequest,
+      signal: AbortSignal | undefined,
+      cancel: Int32Array[],
+    ) {
+      if (signal?.aborted) return Promise.reject(new IsoagentError('cancelled', 'search cancelled'))
+      if (failures >= MAX_FAILURES)
+        return Promise.reject(new IsoagentError('unsupported', 'scan workers cannot run here'))
+      clearTimeout(idleTimer)
+      fill()
+      const ready = slots.filter(isReady)
+      const slot = (ready.length > 0 ? ready : slots).reduce((best, s) =>
+        s.busy < best.busy ? s : best,
+      )
+      const id = nextId++
+      if (slot.busy++ === 0) slot.worker.ref()
+      slot.worker.postMessage(
+        build(id, signal === undefined ? cancel : [flagOf(signal), ...cancel]),
+      )
+      return new Promise<T>((resolve, reject) => {
+        waiting.set(id, { slot, owner, resolve: (value) => resolve(value as T), reject })
+      })
+    },
+    giveUp(owner, error) {
+      for (const [id, w] of waiting) {
+        if (w.owner !== owner) continue
+        waiting.delete(id)
+        w.reject(error)
+      }
+      if (waiting.size === 0) scheduleIdle()
+    },
+    async close() {
+      clearTimeout(idleTimer)
+      for (const [id, w] of waiting) {
+        waiting.delete(id)
+        w.reject(new IsoagentError('cancelled', 'scan workers stopped'))
+      }
+      await stopAll()
+    },
+  }
+}
+
+const shared = new Map<number, WorkerPool>()
+
+/**
+ * The process's pool of `threads` scan workers, shared by every local workspace that asks for
+ * that many: however many workspaces and sessions a process opens, it runs at most that many
+ * scan workers, and they stay warm from one workspace's search to the next.
+ */
+export function sharedWorkerPool(threads: number): WorkerPool {
+  let pool = shared.get(threads)
+  if (pool === undefined) shared.set(threads, (pool = createWorkerPool({ threads })))
+  return pool
+}
+
+/** Options of {@link workerScanner}. */
+export interface WorkerScannerOptions {
+  /** The workspace's real root. */
+  root: string
+  /** Its read settings. */
+  options: LocalFilesOptions
+  /** Worker threads of the shared pool (at least 1), unless `pool` is given. */
+  threads: number
+  /** The pool to use (default: the process's {@link sharedWorkerPool} of `threads`). */
+  pool?: WorkerPool
+  /** The calling thread's checked real paths of `dirs`, sent along for the worker to adopt. */
+  hints?: (dirs: readonly WorkspacePath[]) => DirHint[]
+}
+
+/** A {@link FileScanner} that can also be shut down. */
+export interface WorkerScanner extends FileScanner {
+  /** Stop this workspace's work on the workers and give up its requests; later scans work. */
+  close(): Promise<void>
+}
+
+/**
+ * Scan files for grep (and walk directories for glob) of one local workspace on the pool's
+ * worker threads, each running the search tool's own scan over the same root (so the same
+ * containment checks). Workers start on `start()` (or the first scan) and count in `threads`
+ * once loaded; they keep the process alive only while they have work. If they cannot run, the
+ * scanner's calls reject and the search tool scans on its own thread.
+ */
+export function workerScanner(options: WorkerScannerOptions): WorkerScanner {
+  const pool = options.pool ?? sharedWorkerPool(options.threads)
+  const workspace: ScanWorkerWorkspace = { root: options.root, options: options.options }
+  /** Set to 1 when the workspace closes: its requests still queued or running stop. */
+  let closed = new Int32Array(new SharedArrayBuffer(4))
+  const self = {}
+  const send = <T>(
+    build: (id: number, cancel: Int32Array[]) => ScanWorkerRequest,
+    signal: AbortSignal | undefined,
+  ) => pool.send<T>(self, build, signal, [closed])
+  return {
+    get threads() {
+      return pool.threads
+    },
+    start() {
+      pool.start()
+    },
     scan(job: FileScanJob, paths: readonly WorkspacePath[], signal?: AbortSignal) {
       return send<FileScanOutcome[]>(
         (id, cancel) => ({
           type: 'scan',
           id,
+          workspace,
           job,
           paths: [...paths],
           hints: options.hints?.(paths.map((p) => WorkspacePath.parent(p))) ?? [],
@@ -219,6 +317,7 @@ export function workerScanner(options: WorkerScannerOptions): WorkerScanner {
         (id, cancel) => ({
           type: 'tree',
           id,
+          workspace,
           job,
           tree,
           cancel,
@@ -232,6 +331,7 @@ export function workerScanner(options: WorkerScannerOptions): WorkerScanner {
         (id, cancel) => ({
           type: 'list',
           id,
+          workspace,
           tree,
           cancel,
           hints: options.hints?.(tree.dirs) ?? [],
@@ -240,12 +340,9 @@ export function workerScanner(options: WorkerScannerOptions): WorkerScanner {
       )
     },
     async close() {
-      clearTimeout(idleTimer)
-      for (const [id, w] of waiting) {
-        waiting.delete(id)
-        w.reject(new IsoagentError('cancelled', 'workspace closed'))
-      }
-      await stopAll()
+      Atomics.store(closed, 0, 1)
+      closed = new Int32Array(new SharedArrayBuffer(4))
+      pool.giveUp(self, new IsoagentError('cancelled', 'workspace closed'))
     },
   }
 }

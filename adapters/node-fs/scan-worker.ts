@@ -14,38 +14,32 @@ import type { ByteRange, ListOptions } from '../../src/workspace/workspace-servi
 import { localFiles, type DirHint, type LocalFilesOptions } from './local-files.ts'
 
 // A search worker: it loads only the scan and the local read path, so it is up in tens of ms.
+// One pool of them serves every local workspace of the process; each request names its own.
+
+/** The workspace a request reads: its real root and read settings. */
+export interface ScanWorkerWorkspace {
+  root: string
+  options: LocalFilesOptions
+}
+
+/** What every request carries besides its work. */
+interface RequestBase {
+  id: number
+  workspace: ScanWorkerWorkspace
+  /** Directories the calling thread has checked, adopted for the rest of their cache time. */
+  hints: DirHint[]
+  /** Shared flags the pool sets to 1 to stop the request: its search's, its workspace's. */
+  cancel: Int32Array[]
+}
 
 /**
- * Messages a scan worker takes: a batch of files, or a directory, to scan, or a directory to walk
- * for a glob. `cancel` is a shared flag the pool sets to 1 when the request's search is cancelled.
+ * Messages a scan worker takes: a batch of files, or directories, to scan, or directories to
+ * walk for a glob.
  */
 export type ScanWorkerRequest =
-  | {
-      type: 'scan'
-      id: number
-      job: FileScanJob
-      paths: WorkspacePath[]
-      /** Directories the calling thread has checked, adopted for the rest of their cache time. */
-      hints: DirHint[]
-      cancel: Int32Array | undefined
-    }
-  | {
-      type: 'tree'
-      id: number
-      job: FileScanJob
-      tree: TreeScanRequest
-      /** Directories the calling thread has checked, adopted for the rest of their cache time. */
-      hints: DirHint[]
-      cancel: Int32Array | undefined
-    }
-  | {
-      type: 'list'
-      id: number
-      tree: TreeListRequest
-      /** Directories the calling thread has checked, adopted for the rest of their cache time. */
-      hints: DirHint[]
-      cancel: Int32Array | undefined
-    }
+  | (RequestBase & { type: 'scan'; job: FileScanJob; paths: WorkspacePath[] })
+  | (RequestBase & { type: 'tree'; job: FileScanJob; tree: TreeScanRequest })
+  | (RequestBase & { type: 'list'; tree: TreeListRequest })
 
 /** What a scan worker answers for a batch. */
 export type ScanWorkerReply =
@@ -54,30 +48,43 @@ export type ScanWorkerReply =
   | { id: number; list: TreeListOutcome[] }
   | { id: number; failed: string; cancelled: boolean }
 
-/** The data a scan worker starts with: the workspace's real root and its read settings. */
-export interface ScanWorkerData {
-  root: string
-  options: LocalFilesOptions
-}
-
-/** What the pool adds: a shared flag the worker sets to 1 once it has loaded. */
-interface ScanWorkerStart extends ScanWorkerData {
+/** What a scan worker starts with: a shared flag it sets to 1 once it has loaded. */
+export interface ScanWorkerStart {
   ready: Int32Array
 }
 
 const port = parentPort!
-const { root, options, ready } = workerData as ScanWorkerStart
-// The root was resolved by the workspace; a worker that finds it changed refuses to start.
-if (realpathSync.native(root) !== root) throw new Error(`workspace root ${root} moved`)
-const files = localFiles(root, options)
+const { ready } = workerData as ScanWorkerStart
+
+/** The read side of the workspaces this worker served last, most recent last. */
+const workspaces = new Map<string, ReturnType<typeof localFiles>>()
+const MAX_WORKSPACES = 16
+function filesOf({ root, options }: ScanWorkerWorkspace) {
+  const key = `${options.syncIo ? 1 : 0}:${options.chunkBytes}:${root}`
+  let files = workspaces.get(key)
+  if (files === undefined) {
+    // The root was resolved by the workspace; one found changed is refused.
+    if (realpathSync.native(root) !== root) throw new Error(`workspace root ${root} moved`)
+    files = localFiles(root, options)
+    if (workspaces.size >= MAX_WORKSPACES) workspaces.delete(workspaces.keys().next().value!)
+  }
+  workspaces.delete(key)
+  workspaces.set(key, files)
+  return files
+}
+
 /**
  * The workspace side a request reads through. Every read, listing and stat first looks at the
  * request's cancellation flag and aborts `controller` once it is set: the scan and the walk
  * check the signal right after, so a cancelled request stops at its next file or directory.
  */
-function readerFor(cancel: Int32Array | undefined, controller: AbortController) {
+function readerFor(
+  files: ReturnType<typeof localFiles>,
+  cancel: Int32Array[],
+  controller: AbortController,
+) {
   const check = () => {
-    if (cancel !== undefined && Atomics.load(cancel, 0) === 1) controller.abort()
+    if (cancel.some((flag) => Atomics.load(flag, 0) === 1)) controller.abort()
   }
   return {
     read: (path: WorkspacePath, range?: ByteRange) => {
@@ -105,11 +112,12 @@ function readerFor(cancel: Int32Array | undefined, controller: AbortController) 
 
 /** Run one request; resolves to its reply (a failure is a reply too). */
 function serve(message: ScanWorkerRequest): Promise<ScanWorkerReply> {
-  files.seedDirs(message.hints)
   const controller = new AbortController()
-  const reader = readerFor(message.cancel, controller)
-  const work: Promise<ScanWorkerReply> =
-    message.type === 'scan'
+  const work: Promise<ScanWorkerReply> = Promise.resolve().then(() => {
+    const files = filesOf(message.workspace)
+    files.seedDirs(message.hints)
+    const reader = readerFor(files, message.cancel, controller)
+    return message.type === 'scan'
       ? runFileScanJob(reader, message.job, message.paths, controller.signal).then((outcomes) => ({
           id: message.id,
           outcomes,
@@ -123,6 +131,7 @@ function serve(message: ScanWorkerRequest): Promise<ScanWorkerReply> {
             id: message.id,
             list,
           }))
+  })
   return work.catch((error: unknown) => ({
     id: message.id,
     failed: error instanceof Error ? error.message : String(error),

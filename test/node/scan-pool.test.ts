@@ -1,7 +1,8 @@
 import { spawnSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   Agent,
@@ -12,7 +13,7 @@ import {
   type WorkspaceServices,
 } from '../../adapters/index.ts'
 import { localWorkspace } from '../../adapters/node-fs/index.ts'
-import { workerScanner } from '../../adapters/node-fs/scan-pool.ts'
+import { createWorkerPool, workerScanner } from '../../adapters/node-fs/scan-pool.ts'
 
 /** A tree of 400 files: enough for a grep to hand most of them to the scanner in batches. */
 function writeTree(root: string) {
@@ -320,10 +321,14 @@ describe('grep on scanner threads (local disk)', () => {
   })
 
   it('a worker that cannot start rejects its batch; after three failures the scanner reports 0 threads', async () => {
-    const missing = join(root, 'no-such-dir')
-    const scanner = workerScanner({
-      root: missing,
+    const pool = createWorkerPool({
       threads: 1,
+      entry: pathToFileURL(join(root, 'no-such-worker.js')),
+    })
+    const scanner = workerScanner({
+      root,
+      threads: 1,
+      pool,
       options: { syncIo: true, chunkBytes: 1 << 20 },
     })
     const job = {
@@ -342,6 +347,44 @@ describe('grep on scanner threads (local disk)', () => {
       code: 'unsupported',
     })
     await scanner.close()
+    await pool.close()
+  }, 60_000)
+
+  it('one pool of workers serves every workspace; a root that moved is refused, not read', async () => {
+    const pool = createWorkerPool({ threads: 1 })
+    const job = {
+      pattern: 'needle',
+      caseSensitive: true,
+      keepText: false,
+      firstOnly: false,
+      context: 0,
+      maxMatches: Number.POSITIVE_INFINITY,
+    }
+    const other = mkdtempSync(join(tmpdir(), 'isoagent-pool-other-'))
+    writeFileSync(join(other, 'x.txt'), 'needle needle\nneedle\n')
+    const options = { syncIo: true, chunkBytes: 1 << 20 }
+    const a = workerScanner({ root, threads: 1, pool, options })
+    const b = workerScanner({ root: other, threads: 1, pool, options })
+    try {
+      const [fromA, fromB] = await Promise.all([
+        a.scan(job, [WorkspacePath.parse('pkg3/big.txt')]),
+        b.scan(job, [WorkspacePath.parse('x.txt')]),
+      ])
+      expect(fromA).toEqual([{ result: expect.objectContaining({ matches: 61 }) }])
+      expect(fromB).toEqual([{ result: expect.objectContaining({ matches: 2 }) }])
+      expect(pool.threads).toBe(1)
+      // Closing one workspace gives up only its own work.
+      await a.close()
+      expect((await b.scan(job, [WorkspacePath.parse('x.txt')])).length).toBe(1)
+      // A root that is no longer its real path (here: a link to it) is refused.
+      symlinkSync(other, `${other}-link`)
+      const moved = workerScanner({ root: `${other}-link`, threads: 1, pool, options })
+      await expect(moved.scan(job, [WorkspacePath.parse('x.txt')])).rejects.toThrow(/moved/)
+    } finally {
+      rmSync(`${other}-link`, { force: true })
+      rmSync(other, { recursive: true, force: true })
+      await pool.close()
+    }
   }, 60_000)
 
   it('cancels: an aborted search stops its batches, and the scanner works afterwards', async () => {
@@ -370,7 +413,7 @@ describe('grep on scanner threads (local disk)', () => {
       },
     ])
     await ws.close!()
-    // Closed: a new scan starts fresh workers.
+    // Closed: its work is given up, and a new scan works.
     expect((await ws.scanner!.scan(job, [WorkspacePath.parse('pkg3/big.txt')])).length).toBe(1)
     await ws.close!()
   }, 60_000)
