@@ -11,7 +11,7 @@ import type { WorkspacePath } from '../../workspace/workspace-path.ts'
 import { compileLineMatcher, type LineMatcher } from './line-matcher.ts'
 import { compilePathGlob, prunerFor } from './path-filter.ts'
 import { scanFile, scanFileNow, type FileReader } from './scan-file.ts'
-import { walkFiles, type WalkSource } from './walk.ts'
+import { walkFiles, type WalkSkips, type WalkSource } from './walk.ts'
 import type { IgnoreLevel } from './ignore-rules.ts'
 
 let compiled: { key: string; matcher: LineMatcher } | undefined
@@ -74,6 +74,41 @@ function levelsOf(walkId: string) {
   return levels.cache
 }
 
+/** How a tree job walks each of its directories. */
+interface UnitWalk {
+  backendOrder: boolean
+  unitOf: Map<WorkspacePath, Promise<IgnoreLevel>>
+  enter: ((dir: WorkspacePath) => boolean) | undefined
+  signal: AbortSignal | undefined
+  after?: WorkspacePath | undefined
+}
+
+/**
+ * The files of one handed-over directory, in walk order. The search's walk saw a directory
+ * there; one that is gone or replaced cannot be listed, and counts as such in `skips`.
+ */
+async function* unitFiles(
+  ws: WalkSource,
+  dir: WorkspacePath,
+  walk: UnitWalk,
+  skips: WalkSkips,
+): AsyncGenerator<WorkspacePath> {
+  const stat = await ws.stat(dir).catch(() => undefined)
+  if (stat?.kind !== 'directory') {
+    skips.unreadable_dirs++
+    return
+  }
+  yield* walkFiles(ws, {
+    start: dir,
+    skips,
+    backendOrder: walk.backendOrder,
+    unitOf: walk.unitOf,
+    ...(walk.signal ? { signal: walk.signal } : {}),
+    ...(walk.enter ? { enter: walk.enter } : {}),
+    ...(walk.after !== undefined ? { after: walk.after } : {}),
+  })
+}
+
 /**
  * Walk each of `tree.dirs` and scan its files for `job`: the search tool's own walk (ignore rules
  * of the directories above included, `include` applied) and scan, for a
@@ -96,22 +131,9 @@ export async function runTreeScanJob(
     const skips = { unreadable_dirs: 0, unreadable_ignore_files: 0 }
     const files: TreeScanOutcome['files'] = []
     outcomes.push({ files, skips })
-    // The search's walk saw a directory here; one that is gone or replaced cannot be listed.
-    const stat = await ws.stat(dir).catch(() => undefined)
-    if (stat?.kind !== 'directory') {
-      skips.unreadable_dirs++
-      continue
-    }
+    const walk = { backendOrder: tree.backendOrder, unitOf, enter, signal }
     const after = k === 0 ? tree.after : undefined
-    for await (const path of walkFiles(ws, {
-      start: dir,
-      skips,
-      backendOrder: tree.backendOrder,
-      unitOf,
-      ...(signal ? { signal } : {}),
-      ...(enter ? { enter } : {}),
-      ...(after !== undefined ? { after } : {}),
-    })) {
+    for await (const path of unitFiles(ws, dir, { ...walk, after }, skips)) {
       if (include !== undefined && !include(path)) continue
       const [outcome] = await runFileScanJob(ws, job, [path], signal)
       files.push({ path, outcome: outcome! })
@@ -141,25 +163,15 @@ export async function runTreeListJob(
     tree.include === undefined ? undefined : compilePathGlob(tree.include, 'include', tree.start)
   const enter = prunerFor(tree.query, tree.include)
   const outcomes: TreeListOutcome[] = []
+  const walk = { backendOrder: tree.backendOrder, unitOf, enter, signal }
   for (const dir of tree.dirs) {
     const skips = { unreadable_dirs: 0, unreadable_ignore_files: 0 }
     const files: WorkspacePath[] = []
     let walked = 0
-    // The search's walk saw a directory here; one that is gone or replaced cannot be listed.
-    const stat = await ws.stat(dir).catch(() => undefined)
-    if (stat?.kind !== 'directory') skips.unreadable_dirs++
-    else
-      for await (const path of walkFiles(ws, {
-        start: dir,
-        skips,
-        backendOrder: tree.backendOrder,
-        unitOf,
-        ...(signal ? { signal } : {}),
-        ...(enter ? { enter } : {}),
-      })) {
-        walked++
-        if (matches(path) && (include === undefined || include(path))) files.push(path)
-      }
+    for await (const path of unitFiles(ws, dir, walk, skips)) {
+      walked++
+      if (matches(path) && (include === undefined || include(path))) files.push(path)
+    }
     outcomes.push({ files, walked, skips })
   }
   return outcomes
