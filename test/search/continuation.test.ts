@@ -175,6 +175,26 @@ describe('the kept walk', () => {
     await session.close()
   })
 
+  it('is not continued by a page of another size in content mode (it caps each file at its own)', async () => {
+    const many: Record<string, string> = {}
+    for (let f = 0; f < 6; f++)
+      many[`d/f${f}.txt`] = Array.from({ length: 9 }, (_, k) => `needle ${f}.${k}`).join('\n')
+    const q = { mode: 'grep', query: 'needle', output_mode: 'content', limit: 2 }
+    const one = await Agent.create().session(memoryWorkspace(many))
+    const other = await Agent.create().session(memoryWorkspace(many))
+    const first = await one.tool('search', q)
+    const cursor = first.metadata!.next_cursor as string
+    for (const limit of [7, 20]) {
+      const page = { ...q, limit, cursor }
+      const fresh = await other.tool('search', page)
+      // Keep a walk at this cursor made for pages of 2, then ask for a bigger page.
+      await one.tool('search', q)
+      expect((await one.tool('search', page)).output).toBe(fresh.output)
+    }
+    await one.close()
+    await other.close()
+  })
+
   it('belongs to one session: another session starts afresh at the cursor, with the same page', async () => {
     const { workspace, counts } = countingWorkspace(files)
     const a = await Agent.create().session(workspace)

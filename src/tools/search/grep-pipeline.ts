@@ -64,6 +64,14 @@ const fromOutcome = (o: FileScanOutcome): Outcome => {
 }
 
 /**
+ * What a grep pipeline's work depends on beyond the query and the cursor: in content mode, the
+ * lines kept per file (the page size it was made for).
+ */
+export function grepFits(request: ScanRequest): string {
+  return request.keepText ? `lines:${request.maxMatches}` : ''
+}
+
+/**
  * Walk and scan for a grep, results in walk order. Files are scanned up to SCAN_AHEAD at once
  * (I/O overlaps; on S3 these are parallel GETs), or, once the walk proves long, handed in batches
  * to the workspace's scanner threads, with whole directories UNIT_DEPTH below the start handed
@@ -237,5 +245,5 @@ export function grepPipeline(options: GrepPipelineOptions): SearchPipeline<Scann
     }
   }
 
-  return new SearchPipeline(scans(), stop, skips, options.epoch)
+  return new SearchPipeline(scans(), stop, skips, options.epoch, grepFits(options.request))
 }

@@ -25,6 +25,11 @@ export class SearchPipeline<T, C extends Counters<C>> {
     private readonly counters: C,
     /** {@link ToolCarryover.epoch} when the walk began. */
     readonly epoch: number,
+    /**
+     * What the pipeline's work depends on beyond the query and the cursor (content mode: the
+     * page size, which caps each file's kept lines): a page asking for other work starts afresh.
+     */
+    readonly fits = '',
   ) {
     this.reported = { ...counters }
   }
@@ -93,14 +98,18 @@ export function carryoverKey(cursor: string): string {
   return `search:${cursor}`
 }
 
-/** The pipeline a previous page kept for `cursor`, if any. */
+/** The pipeline a previous page kept for `cursor`, if any and if it `fits` this page. */
 export function continuedPipeline<T, C extends Counters<C>>(
   context: ToolContext,
   cursor: string | undefined,
+  fits = '',
 ): SearchPipeline<T, C> | undefined {
   if (cursor === undefined) return undefined
   const kept = context.carryover.take(carryoverKey(cursor))
-  return kept instanceof SearchPipeline ? (kept as SearchPipeline<T, C>) : undefined
+  if (!(kept instanceof SearchPipeline)) return undefined
+  if (kept.fits === fits) return kept as SearchPipeline<T, C>
+  void kept.close()
+  return undefined
 }
 
 /** Files' worth of directories a search hands over in one request, about. */

@@ -6,7 +6,7 @@ import { WorkspacePath } from '../../workspace/workspace-path.ts'
 import { READ_ONLY, type ToolContext, type ToolSpec } from '../tool.ts'
 import { runBm25 } from './bm25-mode.ts'
 import { globPipeline, type GlobCounters } from './glob-pipeline.ts'
-import { grepPipeline, type Scanned } from './grep-pipeline.ts'
+import { grepFits, grepPipeline, type Scanned } from './grep-pipeline.ts'
 import { compileLineMatcher } from './line-matcher.ts'
 import { compilePathGlob, prunerFor } from './path-filter.ts'
 import { continuedPipeline } from './pipeline.ts'
@@ -325,7 +325,7 @@ async function runGrep(args: SearchArgs, context: ToolContext): Promise<ToolResu
     maxMatches: request.maxMatches,
   }
   const enter = prunerFor(args.include)
-  const continued = continuedPipeline<Scanned, WalkSkips>(context, args.cursor)
+  const continued = continuedPipeline<Scanned, WalkSkips>(context, args.cursor, grepFits(request))
   const pipeline =
     continued ??
     grepPipeline({
