@@ -8,9 +8,9 @@ export const CARRYOVER_MAX_ENTRIES = 8
  * scans it has already run past the end of a page. It is only ever a shortcut: a call that finds
  * nothing under its key does the work itself and gets the same result.
  *
- * The kernel drops every entry when a call that may change the workspace starts (a tool that is
- * not read-only), and when the session closes; an entry not taken within
- * {@link CARRYOVER_TTL_MS} is dropped at the next use of the store.
+ * The kernel drops every entry when a call that may change the workspace (a tool that is not
+ * read-only) starts and again when it ends, and when the session closes; an entry not taken
+ * within {@link CARRYOVER_TTL_MS} is dropped then.
  */
 export interface ToolCarryover {
   /** Counts the times the store was dropped for a possible change of the workspace. */
@@ -32,10 +32,12 @@ interface Entry {
   at: number
 }
 
-/** The kernel's {@link ToolCarryover}: a small map with lazy expiry. */
+/** The kernel's {@link ToolCarryover}: a small map whose entries expire. */
 export class Carryover implements ToolCarryover {
   private readonly entries = new Map<string, Entry>()
   private dropped = 0
+  /** Sweeps expired entries while any are kept; never keeps a process alive. */
+  private sweeper: ReturnType<typeof setTimeout> | undefined
 
   get epoch(): number {
     return this.dropped
@@ -48,6 +50,7 @@ export class Carryover implements ToolCarryover {
     while (this.entries.size >= CARRYOVER_MAX_ENTRIES)
       this.drop(this.entries.keys().next().value as string)
     this.entries.set(key, { value, dispose, at: Date.now() })
+    this.sweepLater()
   }
 
   take(key: string): unknown {
@@ -62,11 +65,28 @@ export class Carryover implements ToolCarryover {
   clear(): void {
     this.dropped++
     for (const key of [...this.entries.keys()]) this.drop(key)
+    clearTimeout(this.sweeper)
+    this.sweeper = undefined
   }
 
   private expire(): void {
     const now = Date.now()
     for (const [key, entry] of this.entries) if (now - entry.at >= CARRYOVER_TTL_MS) this.drop(key)
+  }
+
+  private sweepLater(): void {
+    if (this.sweeper !== undefined || this.entries.size === 0) return
+    const oldest = this.entries.values().next().value!.at
+    this.sweeper = setTimeout(
+      () => {
+        this.sweeper = undefined
+        this.expire()
+        this.sweepLater()
+      },
+      Math.max(0, oldest + CARRYOVER_TTL_MS - Date.now()) + 1,
+    )
+    // In Node, a timer keeps the process alive unless unreferenced.
+    ;(this.sweeper as { unref?: () => void }).unref?.()
   }
 
   private drop(key: string): void {

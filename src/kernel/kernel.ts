@@ -420,8 +420,11 @@ export class Kernel {
         return await cancelled('before it started')
       }
       setState('running')
-      // Work kept for a next call may not survive a change of the workspace.
-      if (!tool.scheduling.read_only && !CONTAINERS.has(name)) this.carryover.clear()
+      // Work kept for a next call may not survive a change of the workspace: what is kept is
+      // dropped when such a call starts, and again when it has ended (a read-only call running
+      // beside it may have kept work from before its writes).
+      const changes = !tool.scheduling.read_only && !CONTAINERS.has(name)
+      if (changes) this.carryover.clear()
       if (this.events.hasSubscribers)
         this.events.emit({ type: 'tool_start', ...base, args: request.args, timestamp: Date.now() })
       const frame: CallFrame = {
@@ -456,7 +459,10 @@ export class Kernel {
           (result) => ({ kind: 'result', result }) as const,
           (error: unknown) => ({ kind: 'error', error }) as const,
         )
-      settledLater = running.finally(release)
+      settledLater = running.finally(() => {
+        release()
+        if (changes) this.carryover.clear()
+      })
 
       const own = tool.ownDeadlineMs?.(request.args as Record<string, unknown>)
       const timeoutMs =

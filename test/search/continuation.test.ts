@@ -4,10 +4,14 @@ import { dirname, join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   Agent,
+  IsoagentError,
   memoryWorkspace,
+  WorkspacePath,
+  type FileScanner,
   type Session,
   type WorkspaceServices,
 } from '../../adapters/index.ts'
+import { runFileScanJob } from '../../src/tools/search/scan-job.ts'
 import { localWorkspace } from '../../adapters/node-fs/index.ts'
 
 // A page that ends keeps its walk and the scans that ran past it for the page that continues at
@@ -193,6 +197,85 @@ describe('the kept walk', () => {
     }
     await one.close()
     await other.close()
+  })
+
+  it('is dropped when a call that may change the workspace ends, if it was kept while that call ran', async () => {
+    const { workspace } = countingWorkspace(files)
+    let release!: () => void
+    const gate = new Promise<void>((resolve) => (release = resolve))
+    let started!: () => void
+    const running = new Promise<void>((resolve) => (started = resolve))
+    // A tool that writes behind the kernel's back while it runs, as a build in `bash` would.
+    const session = await Agent.create().session(workspace, {
+      tools: [
+        {
+          name: 'build',
+          description: 'writes a file when released',
+          parameters: { type: 'object', additionalProperties: false, properties: {} },
+          async run() {
+            started()
+            await gate
+            await workspace.write(
+              WorkspacePath.parse('d0/f8.txt'),
+              new TextEncoder().encode('needle\n'),
+            )
+            return 'built'
+          },
+        },
+      ],
+    })
+    const building = session.tool('build', {})
+    await running
+    const first = await session.tool('search', args)
+    release()
+    expect((await building).exitCode).toBe(0)
+    const second = await session.tool('search', {
+      ...args,
+      cursor: first.metadata!.next_cursor as string,
+    })
+    expect(second.output.split('\n')[0]).toBe('d0/f8.txt')
+    await session.close()
+  })
+
+  it('reads nothing more once dropped: work given up by the scanner is not done here instead', async () => {
+    const many: Record<string, string> = {}
+    for (let f = 0; f < 400; f++) many[`d${f % 4}/f${String(f).padStart(3, '0')}.txt`] = 'needle\n'
+    const inner = memoryWorkspace(many)
+    let reads = 0
+    let answered = 0
+    const hang = (signal?: AbortSignal) =>
+      new Promise<never>((_, reject) =>
+        signal?.addEventListener('abort', () => reject(new IsoagentError('cancelled', 'stopped'))),
+      )
+    // A scanner that answers its first four batches and then waits, until the search stops.
+    const scanner: FileScanner = {
+      threads: 1,
+      start() {},
+      scan: (job, paths, signal) =>
+        answered++ < 4 ? runFileScanJob(inner, job, paths, signal) : hang(signal),
+      scanTree: (_job, _tree, signal) => hang(signal),
+      listTree: (_tree, signal) => hang(signal),
+    }
+    const workspace: WorkspaceServices = {
+      ...inner,
+      scanner,
+      read(path, range) {
+        reads++
+        return inner.read(path, range)
+      },
+      readNow(path, range) {
+        reads++
+        return inner.readNow!(path, range)
+      },
+    }
+    const session = await Agent.create().session(workspace)
+    const q = { mode: 'grep', query: 'needle', output_mode: 'files_with_matches', limit: 100 }
+    const first = await session.tool('search', q)
+    expect(first.metadata!.next_cursor).toEqual(expect.any(String))
+    const before = reads
+    await session.close()
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    expect(reads).toBe(before)
   })
 
   it('belongs to one session: another session starts afresh at the cursor, with the same page', async () => {

@@ -54,6 +54,20 @@ describe('Carryover', () => {
     expect(disposed).toEqual(['old'])
   })
 
+  it('drops entries not taken in time by itself, without being used', () => {
+    vi.useFakeTimers()
+    const store = new Carryover()
+    const disposed: string[] = []
+    store.keep('a', 1, () => disposed.push('a'))
+    vi.advanceTimersByTime(CARRYOVER_TTL_MS / 2)
+    store.keep('b', 2, () => disposed.push('b'))
+    vi.advanceTimersByTime(CARRYOVER_TTL_MS / 2 + 5)
+    expect(disposed).toEqual(['a'])
+    vi.advanceTimersByTime(CARRYOVER_TTL_MS / 2)
+    expect(disposed).toEqual(['a', 'b'])
+    expect(vi.getTimerCount()).toBe(0)
+  })
+
   it('a dispose that throws does not fail the call that dropped it', () => {
     const store = new Carryover()
     store.keep('k', 1, () => {

@@ -177,8 +177,8 @@ export function grepPipeline(options: GrepPipelineOptions): SearchPipeline<Scann
         item.settle!(
           outcomes.then(
             (all) => fromOutcome(all[k]!),
-            // The scanner failed (not the file): scan it here instead.
-            () => scanHere(item.path),
+            // The scanner failed (not the file): scan it here instead, unless the search stopped.
+            (error: unknown) => (stop.signal.aborted ? { error } : scanHere(item.path)),
           ),
         )
         delete item.settle
