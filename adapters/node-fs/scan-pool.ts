@@ -14,6 +14,7 @@ import {
 } from '../../src/index.ts'
 import type { DirHint, LocalFilesOptions } from './local-files.ts'
 import type {
+  ScanWork,
   ScanWorkerReply,
   ScanWorkerRequest,
   ScanWorkerStart,
@@ -287,10 +288,14 @@ export function workerScanner(options: WorkerScannerOptions): WorkerScanner {
   /** Set to 1 when the workspace closes: its requests still queued or running stop. */
   let closed = new Int32Array(new SharedArrayBuffer(4))
   const self = {}
-  const send = <T>(
-    build: (id: number, cancel: Int32Array[]) => ScanWorkerRequest,
-    signal: AbortSignal | undefined,
-  ) => pool.send<T>(self, build, signal, [closed])
+  /** Send `work`, with the checked real paths of `hintDirs` for the worker to adopt. */
+  const send = <T>(work: ScanWork, hintDirs: readonly WorkspacePath[], signal?: AbortSignal) =>
+    pool.send<T>(
+      self,
+      (id, cancel) => ({ ...work, id, workspace, cancel, hints: options.hints?.(hintDirs) ?? [] }),
+      signal,
+      [closed],
+    )
   return {
     get threads() {
       return pool.threads
@@ -299,45 +304,14 @@ export function workerScanner(options: WorkerScannerOptions): WorkerScanner {
       pool.start()
     },
     scan(job: FileScanJob, paths: readonly WorkspacePath[], signal?: AbortSignal) {
-      return send<FileScanOutcome[]>(
-        (id, cancel) => ({
-          type: 'scan',
-          id,
-          workspace,
-          job,
-          paths: [...paths],
-          hints: options.hints?.(paths.map((p) => WorkspacePath.parent(p))) ?? [],
-          cancel,
-        }),
-        signal,
-      )
+      const parents = paths.map((p) => WorkspacePath.parent(p))
+      return send<FileScanOutcome[]>({ type: 'scan', job, paths: [...paths] }, parents, signal)
     },
     scanTree(job: FileScanJob, tree: TreeScanRequest, signal?: AbortSignal) {
-      return send<TreeScanOutcome[]>(
-        (id, cancel) => ({
-          type: 'tree',
-          id,
-          workspace,
-          job,
-          tree,
-          cancel,
-          hints: options.hints?.(tree.dirs) ?? [],
-        }),
-        signal,
-      )
+      return send<TreeScanOutcome[]>({ type: 'tree', job, tree }, tree.dirs, signal)
     },
     listTree(tree: TreeListRequest, signal?: AbortSignal) {
-      return send<TreeListOutcome[]>(
-        (id, cancel) => ({
-          type: 'list',
-          id,
-          workspace,
-          tree,
-          cancel,
-          hints: options.hints?.(tree.dirs) ?? [],
-        }),
-        signal,
-      )
+      return send<TreeListOutcome[]>({ type: 'list', tree }, tree.dirs, signal)
     },
     async close() {
       Atomics.store(closed, 0, 1)

@@ -32,14 +32,14 @@ interface RequestBase {
   cancel: Int32Array[]
 }
 
-/**
- * Messages a scan worker takes: a batch of files, or directories, to scan, or directories to
- * walk for a glob.
- */
-export type ScanWorkerRequest =
-  | (RequestBase & { type: 'scan'; job: FileScanJob; paths: WorkspacePath[] })
-  | (RequestBase & { type: 'tree'; job: FileScanJob; tree: TreeScanRequest })
-  | (RequestBase & { type: 'list'; tree: TreeListRequest })
+/** The work a request asks for: a batch of files, or directories, to scan, or directories to walk for a glob. */
+export type ScanWork =
+  | { type: 'scan'; job: FileScanJob; paths: WorkspacePath[] }
+  | { type: 'tree'; job: FileScanJob; tree: TreeScanRequest }
+  | { type: 'list'; tree: TreeListRequest }
+
+/** Messages a scan worker takes. */
+export type ScanWorkerRequest = RequestBase & ScanWork
 
 /** What a scan worker answers for a batch. */
 export type ScanWorkerReply =

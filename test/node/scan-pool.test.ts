@@ -108,6 +108,16 @@ function watched(
   return { workspace: { ...ws, scanner } satisfies WorkspaceServices, calls }
 }
 
+/** A scanner job counting the lines that match `pattern`. */
+const countJob = (pattern: string) => ({
+  pattern,
+  caseSensitive: true,
+  keepText: false,
+  firstOnly: false,
+  context: 0,
+  maxMatches: Number.POSITIVE_INFINITY,
+})
+
 /** Start the scanner's workers and wait until they all take work. */
 async function warm(ws: WorkspaceServices, threads: number) {
   ws.scanner!.start()
@@ -331,14 +341,7 @@ describe('grep on scanner threads (local disk)', () => {
       pool,
       options: { syncIo: true, chunkBytes: 1 << 20 },
     })
-    const job = {
-      pattern: 'x',
-      caseSensitive: true,
-      keepText: false,
-      firstOnly: false,
-      context: 0,
-      maxMatches: Number.POSITIVE_INFINITY,
-    }
+    const job = countJob('x')
     expect(scanner.threads).toBe(0)
     for (let i = 0; i < 3; i++)
       await expect(scanner.scan(job, [WorkspacePath.parse('a.txt')])).rejects.toThrow()
@@ -352,14 +355,7 @@ describe('grep on scanner threads (local disk)', () => {
 
   it('one pool of workers serves every workspace; a root that moved is refused, not read', async () => {
     const pool = createWorkerPool({ threads: 1 })
-    const job = {
-      pattern: 'needle',
-      caseSensitive: true,
-      keepText: false,
-      firstOnly: false,
-      context: 0,
-      maxMatches: Number.POSITIVE_INFINITY,
-    }
+    const job = countJob('needle')
     const other = mkdtempSync(join(tmpdir(), 'isoagent-pool-other-'))
     writeFileSync(join(other, 'x.txt'), 'needle needle\nneedle\n')
     const options = { syncIo: true, chunkBytes: 1 << 20 }
@@ -389,14 +385,7 @@ describe('grep on scanner threads (local disk)', () => {
 
   it('cancels: an aborted search stops its batches, and the scanner works afterwards', async () => {
     const ws = localWorkspace(root, { searchThreads: 1 })
-    const job = {
-      pattern: 'needle',
-      caseSensitive: true,
-      keepText: false,
-      firstOnly: false,
-      context: 0,
-      maxMatches: Number.POSITIVE_INFINITY,
-    }
+    const job = countJob('needle')
     const paths = Array.from({ length: 2000 }, () => WorkspacePath.parse('pkg2/long.txt'))
     const controller = new AbortController()
     const pending = ws.scanner!.scan(job, paths, controller.signal)

@@ -21,9 +21,9 @@ export const UNIT_DEPTH = 2
  * What a handed-over directory counts for in the files a grep keeps in flight: a few, so that
  * while one thread works through a large directory the others run well ahead of it.
  */
-export const UNIT_WEIGHT = 8
+const UNIT_WEIGHT = 8
 /** Files per batch handed to the scanner; each thread gets up to four batches ahead. */
-export const SCANNER_BATCH = 32
+const SCANNER_BATCH = 32
 
 /** One file's scan: its result, or the error it raised. */
 export interface Scanned {

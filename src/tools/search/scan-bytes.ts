@@ -88,10 +88,6 @@ export async function countWithPrefilter(
     first = false
     return more
   }
-  if (head.length < FIRST_READ_BYTES) {
-    count(head)
-    return result
-  }
   const reader = (await ws.readStream(path, { offset: FIRST_READ_BYTES })).getReader()
   try {
     // Whole lines are counted where they lie; only a line split between chunks is copied.
