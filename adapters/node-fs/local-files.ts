@@ -311,7 +311,11 @@ export function localFiles(realRoot: string, options: LocalFilesOptions) {
   }
 
   /** A small read with synchronous calls; undefined when the span is too large for that. */
-  function readSmall(path: WorkspacePath, range: ByteRange): Uint8Array | undefined {
+  function readSmall(
+    path: WorkspacePath,
+    range: ByteRange,
+    into?: Uint8Array,
+  ): Uint8Array | undefined {
     let fd: number
     try {
       fd = openSyncForRead(path)
@@ -327,7 +331,10 @@ export function localFiles(realRoot: string, options: LocalFilesOptions) {
         })
       const [start, end] = span(range, s.size)
       if (end - start > SYNC_READ_MAX_BYTES) return undefined
-      const out = scratchBytes(end - start)
+      const out =
+        into !== undefined && end - start <= into.length
+          ? into.subarray(0, end - start)
+          : scratchBytes(end - start)
       let at = 0
       while (at < out.length) {
         const n = readSync(fd, out, at, out.length - at, start + at)
@@ -343,10 +350,14 @@ export function localFiles(realRoot: string, options: LocalFilesOptions) {
   }
 
   /** A read served with synchronous calls, when `syncIo` and it is small enough. */
-  function readNow(path: WorkspacePath, range: ByteRange = {}): Uint8Array | undefined {
+  function readNow(
+    path: WorkspacePath,
+    range: ByteRange = {},
+    into?: Uint8Array,
+  ): Uint8Array | undefined {
     if (!syncIo || (range.length !== undefined && range.length > SYNC_READ_MAX_BYTES))
       return undefined
-    return readSmall(path, range)
+    return readSmall(path, range, into)
   }
 
   async function readRange(path: WorkspacePath, range: ByteRange = {}): Promise<Uint8Array> {

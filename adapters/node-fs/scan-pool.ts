@@ -13,6 +13,7 @@ import {
   WorkspacePath,
 } from '../../src/index.ts'
 import type { DirHint, LocalFilesOptions } from './local-files.ts'
+import { unpackOutcomes, unpackTree } from './scan-packing.ts'
 import type {
   ScanWork,
   ScanWorkerReply,
@@ -136,8 +137,8 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
       if (--slot.busy === 0) worker.unref()
       if (w !== undefined) {
         waiting.delete(reply.id)
-        if ('outcomes' in reply) w.resolve(reply.outcomes)
-        else if ('tree' in reply) w.resolve(reply.tree)
+        if ('outcomes' in reply) w.resolve(unpackOutcomes(reply.outcomes))
+        else if ('tree' in reply) w.resolve(unpackTree(reply.tree))
         else if ('list' in reply) w.resolve(reply.list)
         else
           w.reject(

@@ -6,12 +6,12 @@ import type {
   FileScanJob,
   TreeListOutcome,
   TreeListRequest,
-  TreeScanOutcome,
   TreeScanRequest,
 } from '../../src/workspace/file-scanner.ts'
 import type { WorkspacePath } from '../../src/workspace/workspace-path.ts'
 import type { ByteRange, ListOptions } from '../../src/workspace/workspace-services.ts'
 import { localFiles, type DirHint, type LocalFilesOptions } from './local-files.ts'
+import { packOutcomes, packTree, type PackedOutcomes, type PackedTree } from './scan-packing.ts'
 
 // A search worker: it loads only the scan and the local read path, so it is up in tens of ms.
 // One pool of them serves every local workspace of the process; each request names its own.
@@ -43,8 +43,8 @@ export type ScanWorkerRequest = RequestBase & ScanWork
 
 /** What a scan worker answers for a batch. */
 export type ScanWorkerReply =
-  | { id: number; outcomes: Awaited<ReturnType<typeof runFileScanJob>> }
-  | { id: number; tree: TreeScanOutcome[] }
+  | { id: number; outcomes: PackedOutcomes }
+  | { id: number; tree: PackedTree }
   | { id: number; list: TreeListOutcome[] }
   | { id: number; failed: string; cancelled: boolean }
 
@@ -91,9 +91,9 @@ function readerFor(
       check()
       return files.readRange(path, range)
     },
-    readNow: (path: WorkspacePath, range?: ByteRange) => {
+    readNow: (path: WorkspacePath, range?: ByteRange, into?: Uint8Array) => {
       check()
-      return files.readNow(path, range)
+      return files.readNow(path, range, into)
     },
     readStream: (path: WorkspacePath, range?: ByteRange) => {
       check()
@@ -120,12 +120,12 @@ function serve(message: ScanWorkerRequest): Promise<ScanWorkerReply> {
     return message.type === 'scan'
       ? runFileScanJob(reader, message.job, message.paths, controller.signal).then((outcomes) => ({
           id: message.id,
-          outcomes,
+          outcomes: packOutcomes(outcomes),
         }))
       : message.type === 'tree'
         ? runTreeScanJob(reader, message.job, message.tree, controller.signal).then((tree) => ({
             id: message.id,
-            tree,
+            tree: packTree(tree),
           }))
         : runTreeListJob(reader, message.tree, controller.signal).then((list) => ({
             id: message.id,

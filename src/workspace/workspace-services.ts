@@ -105,8 +105,12 @@ export interface WorkspaceServices {
    * callers then use `read`. Throws what `read` rejects with. A search reads tens of thousands
    * of small files; not waiting for each is a large part of its speed. A wrapper that changes
    * what `read` gives must change this too, or leave it out.
+   *
+   * `into` is the caller's scratch space: when the bytes fit, the backend may read them into it
+   * and return a view of it, so a search does not allocate (and the garbage collector free) a
+   * buffer per file. The caller is then done with them before it passes `into` again.
    */
-  readNow?(path: WorkspacePath, range?: ByteRange): Uint8Array | undefined
+  readNow?(path: WorkspacePath, range?: ByteRange, into?: Uint8Array): Uint8Array | undefined
   /** The bytes of a file as a stream of chunks, for files too large to hold at once. */
   readStream(path: WorkspacePath, range?: ByteRange): Promise<ReadableStream<Uint8Array>>
   /** Replace (or create) a file with `data`, atomically where `capabilities.atomicRename`. */

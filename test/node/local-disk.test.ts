@@ -72,6 +72,25 @@ describe('local disk specifics', () => {
     expect(r.metadata?.range).toMatchObject({ total_lines: 300_000, next_offset: 250_003 })
   })
 
+  it('greps files over the first read side by side, each from its own bytes', async () => {
+    // Over 1 MiB each: the first read of one is kept while the next files are read, so it must
+    // not live in the scratch space those reads reuse.
+    const one = await Agent.create().session(localWorkspace(root, { searchThreads: 0 }))
+    const lines = (k: number) => Array.from({ length: 150_000 }, (_, i) => `b${k}-${i}`)
+    for (const k of [1, 2, 3]) writeFileSync(join(root, `b${k}.txt`), lines(k).join('\n') + '\n')
+    for (let k = 0; k < 40; k++) writeFileSync(join(root, `s${k}.txt`), `b1- s${k}\nb2-\n`)
+    for (const s of [one, session]) {
+      const counts = (await s.grep('b1-', { output_mode: 'count' })).split('\n')
+      expect(counts).toEqual([
+        'b1.txt:150000',
+        ...Array.from({ length: 40 }, (_, k) => `s${k}.txt:1`).sort(),
+      ])
+      expect(await s.grep('b3-149999', { output_mode: 'content' })).toBe('b3.txt:150000:b3-149999')
+      expect(await s.grep('^b2-0$')).toBe('b2.txt:1:b2-0')
+    }
+    await one.close()
+  })
+
   it('refuses a workspace root that does not exist', () => {
     expect(() => localWorkspace(join(root, 'missing'))).toThrow(/not an existing directory/)
   })

@@ -262,10 +262,17 @@ export function scanFileNow(
   path: WorkspacePath,
   request: ScanRequest,
 ): ScanResult | Uint8Array | undefined {
-  const head = ws.readNow?.(path, { offset: 0, length: FIRST_READ_BYTES })
+  if (ws.readNow === undefined) return undefined
+  scratch ??= new Uint8Array(FIRST_READ_BYTES)
+  const head = ws.readNow(path, { offset: 0, length: FIRST_READ_BYTES }, scratch)
   if (head === undefined) return undefined
-  return head.length < FIRST_READ_BYTES ? scanWhole(head, request) : head
+  if (head.length < FIRST_READ_BYTES) return scanWhole(head, request)
+  // The caller scans the rest later, when `scratch` holds another file.
+  return head.buffer === scratch.buffer ? head.slice() : head
 }
+
+/** Where {@link scanFileNow} reads: a scan of a whole file keeps nothing of its bytes. */
+let scratch: Uint8Array | undefined
 
 /**
  * Scan one file for matching lines, streaming it block by block so no file becomes one huge

@@ -10,7 +10,7 @@ import type {
 import type { WorkspacePath } from '../../workspace/workspace-path.ts'
 import { compileLineMatcher, type LineMatcher } from './line-matcher.ts'
 import { compilePathGlob, prunerFor } from './path-filter.ts'
-import { scanFile, scanFileNow, type FileReader } from './scan-file.ts'
+import { scanFile, scanFileNow, type FileReader, type ScanRequest } from './scan-file.ts'
 import { walkFiles, type WalkSkips, type WalkSource } from './walk.ts'
 import type { IgnoreLevel } from './ignore-rules.ts'
 
@@ -26,10 +26,21 @@ export async function runFileScanJob(
   paths: readonly WorkspacePath[],
   signal?: AbortSignal,
 ): Promise<FileScanOutcome[]> {
+  const request = scanRequestOf(job)
+  const outcomes: FileScanOutcome[] = []
+  for (const path of paths) {
+    const outcome = scanOne(ws, request, path, signal)
+    outcomes.push(outcome instanceof Promise ? await outcome : outcome)
+  }
+  return outcomes
+}
+
+/** The scan request of `job` (its pattern compiled once for consecutive jobs alike). */
+function scanRequestOf(job: FileScanJob): ScanRequest {
   const key = `${job.caseSensitive ? 's' : 'i'}${job.pattern}`
   if (compiled?.key !== key)
     compiled = { key, matcher: compileLineMatcher(job.pattern, job.caseSensitive) }
-  const request = {
+  return {
     matcher: compiled.matcher,
     keepText: job.keepText,
     firstOnly: job.firstOnly,
@@ -38,25 +49,36 @@ export async function runFileScanJob(
     shownThrough: 0,
     maxMatches: job.maxMatches,
   }
-  const outcomes: FileScanOutcome[] = []
-  for (const path of paths) {
-    if (signal?.aborted) throw new IsoagentError('cancelled', 'search cancelled')
-    try {
-      const now = scanFileNow(ws, path, request)
-      const result =
-        now === undefined || now instanceof Uint8Array
-          ? await scanFile(ws, path, request, signal, now)
-          : now
-      outcomes.push({ result })
-    } catch (error) {
-      if (IsoagentError.is(error, 'cancelled')) throw error
-      const e = IsoagentError.is(error)
-        ? error
-        : new IsoagentError('internal', `scan of ${path} failed: ${String(error)}`)
-      outcomes.push({ error: { code: e.code, message: e.message, data: e.data } })
-    }
+}
+
+/** One file's outcome: at once when its first read holds all of it, else once read. */
+function scanOne(
+  ws: FileReader,
+  request: ScanRequest,
+  path: WorkspacePath,
+  signal: AbortSignal | undefined,
+): FileScanOutcome | Promise<FileScanOutcome> {
+  if (signal?.aborted) throw new IsoagentError('cancelled', 'search cancelled')
+  let now: ReturnType<typeof scanFileNow>
+  try {
+    now = scanFileNow(ws, path, request)
+  } catch (error) {
+    return failed(error, path)
   }
-  return outcomes
+  if (now !== undefined && !(now instanceof Uint8Array)) return { result: now }
+  return scanFile(ws, path, request, signal, now).then(
+    (result) => ({ result }),
+    (error: unknown) => failed(error, path),
+  )
+}
+
+/** The outcome of a scan that raised `error` (a cancellation is raised again). */
+function failed(error: unknown, path: WorkspacePath): FileScanOutcome {
+  if (IsoagentError.is(error, 'cancelled')) throw error
+  const e = IsoagentError.is(error)
+    ? error
+    : new IsoagentError('internal', `scan of ${path} failed: ${String(error)}`)
+  return { error: { code: e.code, message: e.message, data: e.data } }
 }
 
 /** The error a {@link FileScanOutcome} carries, as an `IsoagentError` again. */
@@ -125,6 +147,7 @@ export async function runTreeScanJob(
   const include =
     tree.include === undefined ? undefined : compilePathGlob(tree.include, 'include', tree.start)
   const enter = prunerFor(tree.include)
+  const request = scanRequestOf(job)
   const outcomes: TreeScanOutcome[] = []
   let matches = 0
   for (const [k, dir] of tree.dirs.entries()) {
@@ -135,9 +158,10 @@ export async function runTreeScanJob(
     const after = k === 0 ? tree.after : undefined
     for await (const path of unitFiles(ws, dir, { ...walk, after }, skips)) {
       if (include !== undefined && !include(path)) continue
-      const [outcome] = await runFileScanJob(ws, job, [path], signal)
-      files.push({ path, outcome: outcome! })
-      if (tree.stopAfterMatches === undefined || !('result' in outcome!)) continue
+      let outcome = scanOne(ws, request, path, signal)
+      if (outcome instanceof Promise) outcome = await outcome
+      files.push({ path, outcome })
+      if (tree.stopAfterMatches === undefined || !('result' in outcome)) continue
       matches += outcome.result.matches
       if (matches >= tree.stopAfterMatches) {
         outcomes[k]!.resumeAfter = path
