@@ -97,6 +97,24 @@ export const WorkspacePath = {
    * above the root, absolute paths outside it).
    */
   parse,
+  /**
+   * Whether `input` is in the form listings give paths ({@link WorkspacePath.child} of names a
+   * directory holds): relative, `/`-separated, no empty, `.` or `..` segment, no NUL, within the
+   * length limits. It may hold what {@link WorkspacePath.parse} refuses in paths a model sends
+   * (a backslash, a tab, `%2e`, `C:`), which are ordinary file names on POSIX systems; a position
+   * a tool handed out (a cursor) is checked with this.
+   */
+  isNormal(input: unknown): input is WorkspacePath {
+    if (typeof input !== 'string') return false
+    if (input === '') return true
+    if (input.length > MAX_PATH_LENGTH || input.includes('\0')) return false
+    return input
+      .split('/')
+      .every(
+        (s) =>
+          s !== '' && s !== '.' && s !== '..' && encoder.encode(s).length <= MAX_SEGMENT_BYTES,
+      )
+  },
   /** The workspace root. */
   root: '' as WorkspacePath,
   /** `base` joined with a single entry name (which must not contain `/`). */

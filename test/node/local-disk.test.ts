@@ -91,6 +91,47 @@ describe('local disk specifics', () => {
     await one.close()
   })
 
+  it('pages past file names a model could not send as a path', async () => {
+    // Ordinary POSIX names that WorkspacePath.parse refuses in input: a page may end on one.
+    const names = ['a\\b.txt', 'a\tb.txt', 'a\nb.txt', 'a%2ex.txt', 'C:x.txt', 'plain.txt']
+    for (const name of names) writeFileSync(join(root, name), 'needle\nneedle\n')
+    const one = await Agent.create().session(localWorkspace(root, { searchThreads: 0 }))
+    const modes = [
+      { mode: 'glob', query: '*' },
+      ...['content', 'files_with_matches', 'count'].map((output_mode) => ({
+        mode: 'grep',
+        query: 'needle',
+        output_mode,
+      })),
+    ]
+    for (const s of [session, one])
+      for (const args of modes)
+        for (const sort of ['path', 'backend']) {
+          const full = await s.tool('search', { ...args, sort, limit: 1000 })
+          expect(full.exitCode).toBe(0)
+          const pages: string[] = []
+          let cursor: string | undefined
+          do {
+            const r = await s.tool('search', {
+              ...args,
+              sort,
+              limit: 1,
+              ...(cursor ? { cursor } : {}),
+            })
+            expect(r.exitCode, `${JSON.stringify(args)} ${sort}: ${r.output}`).toBe(0)
+            pages.push(r.output.split('\n... (')[0]!)
+            cursor = r.metadata?.next_cursor as string | undefined
+          } while (cursor)
+          expect(pages.length).toBeGreaterThanOrEqual(names.length)
+          const joined = pages.join('\n').split('\n')
+          const whole = full.output.split('\n')
+          expect(sort === 'path' ? joined : [...joined].sort()).toEqual(
+            sort === 'path' ? whole : [...whole].sort(),
+          )
+        }
+    await one.close()
+  })
+
   it('refuses a workspace root that does not exist', () => {
     expect(() => localWorkspace(join(root, 'missing'))).toThrow(/not an existing directory/)
   })

@@ -190,7 +190,23 @@ describe.each(['memory', 'local'] as const)('search on %s workspace', (kind) => 
       limit: 1,
     })
     const cursor = first.metadata!.next_cursor as string
+    /** `cursor` with its position moved to `p`: a forged position. */
+    const forged = (p: unknown) => {
+      const fields = JSON.parse(Buffer.from(cursor, 'base64url').toString()) as object
+      return Buffer.from(JSON.stringify({ ...fields, p })).toString('base64url')
+    }
+    const malformed = ['../outside.txt', '/etc/passwd', 'a//b', './a', 'a/../../b', 'a\0b', 7]
     const cases: [unknown, string][] = [
+      ...malformed.map((p): [unknown, string] => [
+        {
+          mode: 'grep',
+          query: 'TODO',
+          output_mode: 'files_with_matches',
+          limit: 1,
+          cursor: forged(p),
+        },
+        'invalid_argument',
+      ]),
       [{ mode: 'grep', query: '' }, 'invalid_argument'],
       [{ mode: 'grep' }, 'invalid_argument'],
       [{ mode: 'regex', query: 'x' }, 'invalid_argument'],

@@ -83,13 +83,9 @@ function readCursor(args: SearchArgs): Position | undefined {
     )
   }
   const ints = [c.i, c.l, c.s, c.n].every((v) => Number.isInteger(v) && (v as number) >= 0)
-  const ok = typeof c.p === 'string' && ints && (c.i === 0 || c.i === 1)
+  // The position is a path the walk gave (any name a directory can hold), not one to parse.
+  const ok = WorkspacePath.isNormal(c.p) && ints && (c.i === 0 || c.i === 1)
   if (!ok) throw new IsoagentError('invalid_argument', 'invalid cursor: malformed position')
-  try {
-    WorkspacePath.parse(c.p as string)
-  } catch {
-    throw new IsoagentError('invalid_argument', 'invalid cursor: malformed position')
-  }
   return {
     p: c.p as string,
     i: c.i as number,
