@@ -179,6 +179,25 @@ describe('the kept walk', () => {
     await session.close()
   })
 
+  it('in content mode too: a page that ends at a file end resumes after it, not at the next match', async () => {
+    const session = await Agent.create().session(
+      memoryWorkspace({ 'first.txt': 'needle 1\n', 'z5.txt': 'needle 5\n' }),
+    )
+    const content = { mode: 'grep', query: 'needle', output_mode: 'content', limit: 1 }
+    const first = await session.tool('search', content)
+    expect(first.output.split('\n')[0]).toBe('first.txt:1:needle 1')
+    // Between the last file shown and the next one that matches.
+    expect((await session.writeFile('z1.txt', 'needle new\n')).exitCode).toBe(0)
+    const lines: string[] = []
+    for (let cursor = first.metadata!.next_cursor as string | null; cursor !== null;) {
+      const page = await session.tool('search', { ...content, cursor })
+      lines.push(page.output.split('\n')[0]!)
+      cursor = page.metadata!.next_cursor as string | null
+    }
+    expect(lines).toEqual(['z1.txt:1:needle new', 'z5.txt:1:needle 5'])
+    await session.close()
+  })
+
   it('is not continued by a page of another size in content mode (it caps each file at its own)', async () => {
     const many: Record<string, string> = {}
     for (let f = 0; f < 6; f++)

@@ -392,7 +392,7 @@ async function runGrep(args: SearchArgs, context: ToolContext): Promise<ToolResu
         passOver--
         continue
       }
-      if (outputMode !== 'summary' && records >= limit && !pathOrderContent) {
+      if (outputMode !== 'summary' && records >= limit) {
         // One more matching file exists beyond a full page.
         next = { p: lastPrinted!.path, i: 0, l: 0, s: 0 }
         pipeline.putBack(scan)
