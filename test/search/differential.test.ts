@@ -159,6 +159,10 @@ const GLOB_CASES: GlobCase[] = [
   { query: 'docs/**/*.txt', repoOnly: true },
   { query: '*/*.md', repoOnly: true },
   { query: '[a-c]*', repoOnly: true },
+  // Classes negated with `!` (gitignore and ripgrep syntax) as well as `^`.
+  { query: '[!a-c]*', repoOnly: true },
+  { query: '[^a-m]*.md', repoOnly: true },
+  { query: 'src/[!a-m]*', repoOnly: true },
   {
     // ripgrep's globset compiles `?` to "any byte" (a Unicode-less regex), so `?.txt` misses
     // `é.txt` (2 bytes) while `??.txt` matches it. Ours is the documented "any one character":

@@ -235,6 +235,12 @@ describe.each(['memory', 'local'] as const)('search on %s workspace', (kind) => 
       [{ mode: 'grep', query: 'x', path: '../outside' }, 'permission_denied'],
       [{ mode: 'grep', query: 'x', path: 'missing-dir' }, 'not_found'],
       [{ mode: 'glob', query: 'x', case_sensitive: true }, 'invalid_argument'],
+      // A class or brace set left open, which ripgrep refuses too.
+      [{ mode: 'glob', query: '[' }, 'invalid_argument'],
+      [{ mode: 'glob', query: 'src/[a-z' }, 'invalid_argument'],
+      [{ mode: 'glob', query: '*.{ts,js' }, 'invalid_argument'],
+      [{ mode: 'grep', query: 'x', include: '{a,b' }, 'invalid_argument'],
+      [{ mode: 'bm25', query: 'guide', include: '[!x' }, 'invalid_argument'],
       [{ mode: 'bm25', query: 'the a of', limit: 5 }, 'invalid_argument'],
       [{ mode: 'bm25', query: 'guide', limit: 26 }, 'invalid_argument'],
       [{ mode: 'bm25', query: 'guide', cursor }, 'invalid_argument'],

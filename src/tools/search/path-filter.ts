@@ -2,6 +2,53 @@ import picomatch from 'picomatch'
 import { IsoagentError } from '../../errors.ts'
 
 /**
+ * `glob` in picomatch's syntax: a class opened with `[!` (the negation of gitignore and ripgrep
+ * globs, which picomatch takes as a literal `!`) is written `[^`. Throws `invalid_argument` for
+ * a class or brace set left open, which ripgrep refuses too.
+ */
+export function picomatchSyntax(glob: string, what: string): string {
+  const refuse = (why: string) =>
+    new IsoagentError('invalid_argument', `${what} is not a valid glob: ${why}`, {
+      data: { glob },
+    })
+  let out = ''
+  let braces = 0
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i]!
+    if (c === '\\') {
+      out += glob.slice(i, i + 2)
+      i++
+      continue
+    }
+    if (c === '{') braces++
+    else if (c === '}' && braces > 0) braces--
+    if (c !== '[') {
+      out += c
+      continue
+    }
+    // A class: through its closing `]` (one right after the opening is a member).
+    let j = i + 1
+    const bang = glob[j] === '!'
+    if (bang || glob[j] === '^') j++
+    const body = j
+    if (glob[j] === ']') j++
+    while (j < glob.length && glob[j] !== ']') {
+      if (glob[j] === '\\') j++
+      else if (glob[j] === '[' && glob[j + 1] === ':') {
+        const end = glob.indexOf(':]', j + 2)
+        if (end !== -1) j = end + 1
+      }
+      j++
+    }
+    if (j >= glob.length) throw refuse(`unclosed character class at ${i}; write \\[ for a [`)
+    out += (bang ? '[^' : glob.slice(i, body)) + glob.slice(body, j + 1)
+    i = j
+  }
+  if (braces > 0) throw refuse('unclosed brace set; write \\{ for a {')
+  return out
+}
+
+/**
  * A glob over workspace paths with ripgrep's `-g` semantics: picomatch syntax (brace sets,
  * extglobs, `**`); a pattern without `/` matches the file name at any depth; a leading `!`
  * negates. Like ripgrep, which matches globs against directories as it walks, a negated glob
@@ -11,7 +58,7 @@ import { IsoagentError } from '../../errors.ts'
  */
 export function compilePathGlob(glob: string, what: string, start = ''): (path: string) => boolean {
   const negated = glob.startsWith('!')
-  const body = negated ? glob.slice(1) : glob
+  const body = picomatchSyntax(negated ? glob.slice(1) : glob, what)
   if (body.length === 0) throw new IsoagentError('invalid_argument', `${what} is an empty glob`)
   const dirOnly = body.length > 1 && body.endsWith('/')
   const trimmed = dirOnly ? body.replace(/\/+$/, '') : body
@@ -45,7 +92,13 @@ export function compilePathGlob(glob: string, what: string, start = ''): (path: 
  */
 export function directoryPruner(glob: string): ((dir: string) => boolean) | undefined {
   if (glob.startsWith('!') || glob.startsWith('./') || glob.includes('\\')) return undefined
-  const body = glob.replace(/^\/+/, '').replace(/\/+$/, '')
+  let body: string
+  try {
+    body = picomatchSyntax(glob, 'glob')
+  } catch {
+    return undefined
+  }
+  body = body.replace(/^\/+/, '').replace(/\/+$/, '')
   if (!body.includes('/')) return undefined
   let depth = 0
   for (const c of body) {
