@@ -111,8 +111,7 @@ export const WorkspacePath = {
     return input
       .split('/')
       .every(
-        (s) =>
-          s !== '' && s !== '.' && s !== '..' && encoder.encode(s).length <= MAX_SEGMENT_BYTES,
+        (s) => s !== '' && s !== '.' && s !== '..' && encoder.encode(s).length <= MAX_SEGMENT_BYTES,
       )
   },
   /** The workspace root. */
