@@ -15,6 +15,7 @@ import * as nodePath from 'node:path'
 import { IsoagentError, type IsoagentErrorCode } from '../../src/errors.ts'
 import { WorkspacePath } from '../../src/workspace/workspace-path.ts'
 import { pageOfNames } from '../../src/workspace/adapter-kit.ts'
+import { useByteIndex } from '../../src/text/byte-search.ts'
 import type {
   ByteRange,
   DirEntry,
@@ -36,6 +37,14 @@ export const SYNC_READ_MAX_BYTES = 1024 * 1024
  */
 export const DIR_CACHE_MS = 100
 export const DIR_CACHE_MAX = 16384
+
+// Byte searches in this thread (grep's literal search among them) use Node's
+// Buffer.prototype.indexOf, which is memchr: same answers, an order of magnitude faster.
+const bufferIndexOf = Buffer.prototype.indexOf
+useByteIndex({
+  indexOf: (bytes, byte, from) => bufferIndexOf.call(bytes, byte, from),
+  nsPerByte: 0.02,
+})
 
 const ERRNO: Record<string, IsoagentErrorCode> = {
   ENOENT: 'not_found',

@@ -12,6 +12,9 @@ import {
   countLinesWith,
   hasFoldingSigns,
   horspoolFinder,
+  indexOfByte,
+  useByteIndex,
+  type ByteIndex,
 } from '../../src/text/byte-search.ts'
 
 const encoder = new TextEncoder()
@@ -148,27 +151,47 @@ describe('byte finders', () => {
     ['Request Request', false],
     ['e\u00e9', false],
   ]
-  for (const [literal, fold] of literals) {
-    it(`anchor and Horspool find every ${JSON.stringify(literal)}${fold ? ' (folded)' : ''}, from every offset`, () => {
-      const needle = byteNeedle(literal, fold)!
-      const pieces: Piece[] = [...PIECES, 'eeee', 'ee', literal, literal.toUpperCase(), 'ab', 'aab']
-      let found = 0
-      for (const text of seededTexts(literal.length * 31 + (fold ? 1 : 0), 150, pieces, {
-        maxPieces: 30,
-        bomOneIn: 7,
-      })) {
-        const expected = naive(text, needle.bytes, fold)
-        found += expected.length
-        for (const strategy of [anchorFinder(needle), horspoolFinder(needle)]) {
-          expect(all(strategy.find, text)).toEqual(expected)
-          // From inside an occurrence: the next one, as the naive search finds it.
-          for (const from of [1, 2, 5, text.length - 1, text.length])
-            expect(strategy.find(text, from)).toBe(expected.find((at) => at >= from) ?? -1)
+  // Byte searches by a typed array's indexOf (the default) and by Node's Buffer (memchr), as the
+  // local workspace registers.
+  const indexes: [string, ByteIndex][] = [
+    ['Uint8Array', { indexOf: (b, v, f) => b.indexOf(v, f), nsPerByte: 0.3 }],
+    ['Buffer', { indexOf: (b, v, f) => Buffer.prototype.indexOf.call(b, v, f), nsPerByte: 0.02 }],
+  ]
+  for (const [literal, fold] of literals)
+    for (const [indexName, index] of indexes) {
+      it(`anchor and Horspool find every ${JSON.stringify(literal)}${fold ? ' (folded)' : ''}, from every offset (${indexName} indexOf)`, () => {
+        useByteIndex(index)
+        const needle = byteNeedle(literal, fold)!
+        const pieces: Piece[] = [
+          ...PIECES,
+          'eeee',
+          'ee',
+          literal,
+          literal.toUpperCase(),
+          'ab',
+          'aab',
+        ]
+        let found = 0
+        for (const text of seededTexts(literal.length * 31 + (fold ? 1 : 0), 150, pieces, {
+          maxPieces: 30,
+          bomOneIn: 7,
+        })) {
+          const expected = naive(text, needle.bytes, fold)
+          found += expected.length
+          for (const strategy of [anchorFinder(needle), horspoolFinder(needle)]) {
+            expect(all(strategy.find, text)).toEqual(expected)
+            // From inside an occurrence: the next one, as the naive search finds it.
+            for (const from of [1, 2, 5, text.length - 1, text.length])
+              expect(strategy.find(text, from)).toBe(expected.find((at) => at >= from) ?? -1)
+          }
         }
-      }
-      expect(found).toBeGreaterThan(20)
-    })
-  }
+        expect(found).toBeGreaterThan(20)
+        for (const text of seededTexts(7, 40, PIECES, { maxPieces: 30, bomOneIn: 9 }))
+          for (const from of [0, 1, 9, text.length - 1, text.length])
+            expect(indexOfByte(text, 0x0a, from)).toBe(text.indexOf(0x0a, from))
+        useByteIndex(indexes[0]![1])
+      })
+    }
 })
 
 describe('countLineEnds', () => {

@@ -1,5 +1,10 @@
 import { IsoagentError } from '../../errors.ts'
-import { countLineEnds, countLinesWith, hasFoldingSigns } from '../../text/byte-search.ts'
+import {
+  countLineEnds,
+  countLinesWith,
+  hasFoldingSigns,
+  indexOfByte,
+} from '../../text/byte-search.ts'
 import type { WorkspacePath } from '../../workspace/workspace-path.ts'
 import type { FileReader } from './scan-file.ts'
 import type { BytePrefilter, LineMatcher } from './line-matcher.ts'
@@ -50,7 +55,7 @@ export function countBlock(
     // Decode only the lines that hold the literal.
     for (let at = pre.find(block, 0); at !== -1 && result.matches < max;) {
       const start = at === 0 ? 0 : block.lastIndexOf(0x0a, at) + 1
-      let end = block.indexOf(0x0a, at)
+      let end = indexOfByte(block, 0x0a, at)
       if (end === -1) end = block.length
       const bytes = block.subarray(start, end)
       if (pre.others.every((f) => f(bytes, 0) !== -1)) {
@@ -192,7 +197,7 @@ export function contentInBytes(
   const decode = (start: number, end: number) =>
     (start === 0 ? WHOLE : LATER).decode(bytes.subarray(start, end))
   const endOf = (start: number) => {
-    const end = bytes.indexOf(0x0a, start)
+    const end = indexOfByte(bytes, 0x0a, start)
     return end === -1 ? size : end
   }
   const emit = (line: number, start: number, end: number, match: boolean, text?: string) => {

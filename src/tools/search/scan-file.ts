@@ -1,5 +1,5 @@
 import { IsoagentError } from '../../errors.ts'
-import { hasFoldingSigns } from '../../text/byte-search.ts'
+import { hasFoldingSigns, indexOfByte } from '../../text/byte-search.ts'
 import {
   containsLiteral,
   contentInBytes,
@@ -93,7 +93,7 @@ function emptyResult(request: ScanRequest): ScanResult {
 }
 
 /** Whether a file's first bytes mark it binary: a NUL in its first 8 KiB. */
-const isBinary = (head: Uint8Array) => head.subarray(0, BINARY_SNIFF_BYTES).indexOf(0) !== -1
+const isBinary = (head: Uint8Array) => indexOfByte(head.subarray(0, BINARY_SNIFF_BYTES), 0) !== -1
 
 /**
  * Matching lines of a text in blocks of whole lines, with their line numbers and context: the
