@@ -52,6 +52,23 @@ interface Slot {
 
 const isReady = (slot: Slot) => Atomics.load(slot.ready, 0) === 1
 
+/**
+ * Requests a worker holds at once. The rest wait in the pool and go to whichever worker is
+ * free first: a worker runs its requests in order, so a long one would hold up those queued
+ * behind it while the other worker ran dry.
+ */
+const PER_WORKER = 2
+
+/** A request waiting in the pool for a worker. */
+interface Pending {
+  owner: object
+  build: (id: number, cancel: Int32Array[]) => ScanWorkerRequest
+  signal: AbortSignal | undefined
+  cancel: Int32Array[]
+  resolve(value: unknown): void
+  reject(error: unknown): void
+}
+
 interface Waiting {
   slot: Slot
   /** Who sent it (a workspace's scanner), so that closing it can give up its requests. */
@@ -107,6 +124,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
   const idleMs = options.idleMs ?? 120_000
   let slots: Slot[] = []
   const waiting = new Map<number, Waiting>()
+  let pending: Pending[] = []
   let nextId = 1
   let failures = 0
   let idleTimer: ReturnType<typeof setTimeout> | undefined
@@ -123,6 +141,13 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
       w.reject(error)
     }
     void slot.worker.terminate()
+    if (failures >= MAX_FAILURES) {
+      for (const p of pending) p.reject(error)
+      pending = []
+    } else if (pending.length > 0) {
+      fill()
+      pump()
+    }
   }
 
   const spawn = (): Slot => {
@@ -134,7 +159,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
     const slot: Slot = { worker, ready, busy: 0 }
     worker.on('message', (reply: ScanWorkerReply) => {
       const w = waiting.get(reply.id)
-      if (--slot.busy === 0) worker.unref()
+      if (--slot.busy === 0 && pending.length === 0) worker.unref()
       if (w !== undefined) {
         waiting.delete(reply.id)
         if ('outcomes' in reply) w.resolve(unpackOutcomes(reply.outcomes))
@@ -147,6 +172,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
               : new IsoagentError('internal', `scan worker failed: ${reply.failed}`),
           )
       }
+      pump()
       if (waiting.size === 0) scheduleIdle()
     })
     worker.on('error', (error) => retire(slot, error))
@@ -186,9 +212,49 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
       const shared = new Int32Array(new SharedArrayBuffer(4))
       flag = shared
       cancelFlags.set(signal, shared)
-      signal.addEventListener('abort', () => Atomics.store(shared, 0, 1), { once: true })
+      signal.addEventListener(
+        'abort',
+        () => {
+          Atomics.store(shared, 0, 1)
+          dropPending(
+            (p) => p.signal === signal,
+            new IsoagentError('cancelled', 'search cancelled'),
+          )
+        },
+        { once: true },
+      )
     }
     return flag
+  }
+
+  /** Reject and forget the waiting requests `which` picks. */
+  const dropPending = (which: (p: Pending) => boolean, error: unknown) => {
+    const dropped = pending.filter(which)
+    if (dropped.length === 0) return
+    pending = pending.filter((p) => !which(p))
+    for (const p of dropped) p.reject(error)
+  }
+
+  /** Hand waiting requests, oldest first, to the least busy workers while they have room. */
+  function pump() {
+    while (pending.length > 0 && slots.length > 0) {
+      const ready = slots.filter(isReady)
+      const slot = (ready.length > 0 ? ready : slots).reduce((best, s) =>
+        s.busy < best.busy ? s : best,
+      )
+      if (slot.busy >= PER_WORKER) return
+      const p = pending.shift()!
+      if (p.signal?.aborted) {
+        p.reject(new IsoagentError('cancelled', 'search cancelled'))
+        continue
+      }
+      const id = nextId++
+      if (slot.busy++ === 0) slot.worker.ref()
+      waiting.set(id, { slot, owner: p.owner, resolve: p.resolve, reject: p.reject })
+      slot.worker.postMessage(
+        p.build(id, p.signal === undefined ? p.cancel : [flagOf(p.signal), ...p.cancel]),
+      )
+    }
   }
 
   return {
@@ -211,20 +277,22 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
         return Promise.reject(new IsoagentError('unsupported', 'scan workers cannot run here'))
       clearTimeout(idleTimer)
       fill()
-      const ready = slots.filter(isReady)
-      const slot = (ready.length > 0 ? ready : slots).reduce((best, s) =>
-        s.busy < best.busy ? s : best,
-      )
-      const id = nextId++
-      if (slot.busy++ === 0) slot.worker.ref()
-      slot.worker.postMessage(
-        build(id, signal === undefined ? cancel : [flagOf(signal), ...cancel]),
-      )
+      // Registers the abort listener that also drops the request while it waits here.
+      if (signal !== undefined) flagOf(signal)
       return new Promise<T>((resolve, reject) => {
-        waiting.set(id, { slot, owner, resolve: (value) => resolve(value as T), reject })
+        pending.push({
+          owner,
+          build,
+          signal,
+          cancel,
+          resolve: (value) => resolve(value as T),
+          reject,
+        })
+        pump()
       })
     },
     giveUp(owner, error) {
+      dropPending((p) => p.owner === owner, error)
       for (const [id, w] of waiting) {
         if (w.owner !== owner) continue
         waiting.delete(id)
@@ -234,6 +302,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
     },
     async close() {
       clearTimeout(idleTimer)
+      dropPending(() => true, new IsoagentError('cancelled', 'scan workers stopped'))
       for (const [id, w] of waiting) {
         waiting.delete(id)
         w.reject(new IsoagentError('cancelled', 'scan workers stopped'))

@@ -407,6 +407,50 @@ describe('grep on scanner threads (local disk)', () => {
     await ws.close!()
   }, 60_000)
 
+  it('queues requests in the pool: each goes to the first free worker; cancelled or given-up ones never run', async () => {
+    const pool = createWorkerPool({ threads: 2 })
+    const options = { syncIo: true, chunkBytes: 1 << 20 }
+    const a = workerScanner({ root, threads: 2, pool, options })
+    const b = workerScanner({ root, threads: 2, pool, options })
+    const job = countJob('needle')
+    const slow = Array.from({ length: 60 }, () => WorkspacePath.parse('pkg2/long.txt'))
+    const quick = [WorkspacePath.parse('pkg3/big.txt')]
+    try {
+      // One long request, then many short ones. Assigned to workers as they were sent, half of
+      // the short ones would wait behind the long one; from the pool's queue, at most one
+      // (sent to the long one's worker before it was known to be long) does.
+      const slowJob = countJob('[xz]{3}y') // decoded and matched by a regex: seconds of work
+      let longDone = false
+      const long = a.scan(slowJob, slow).then((r) => ((longDone = true), r))
+      let beforeLong = 0
+      const shorts = await Promise.all(
+        Array.from({ length: 20 }, () =>
+          a.scan(job, quick).then((r) => {
+            if (!longDone) beforeLong++
+            return r
+          }),
+        ),
+      )
+      expect(shorts.every((r) => r[0] && 'result' in r[0] && r[0].result.matches === 61)).toBe(true)
+      expect(await long).toHaveLength(60)
+      expect(beforeLong).toBeGreaterThanOrEqual(19)
+      // Requests still in the pool's queue when their search aborts, or their workspace closes,
+      // are rejected without running.
+      const controller = new AbortController()
+      const blockers = Array.from({ length: 4 }, () => a.scan(slowJob, slow))
+      const queued = a.scan(job, quick, controller.signal)
+      const fromB = b.scan(job, quick)
+      controller.abort()
+      await expect(queued).rejects.toMatchObject({ code: 'cancelled' })
+      await a.close()
+      for (const blocker of blockers)
+        await expect(blocker).rejects.toMatchObject({ code: 'cancelled' })
+      expect((await fromB)[0]).toMatchObject({ result: { matches: 61 } })
+    } finally {
+      await pool.close()
+    }
+  }, 60_000)
+
   it('workers do not keep a finished process alive', () => {
     const script = `
       const { Agent } = await import(${JSON.stringify(new URL('../../dist/adapters/index.js', import.meta.url).href)})
