@@ -130,18 +130,30 @@ async function boundedTree(workspace: WorkspaceServices): Promise<Record<string,
   return tree
 }
 
+/**
+ * `n` random bytes. Chromium compresses what IndexedDB stores, so a run of one byte would fit in
+ * any quota; random bytes do not compress.
+ */
+function randomBytes(n: number): Uint8Array {
+  const bytes = new Uint8Array(n)
+  for (let at = 0; at < n; at += 65536) crypto.getRandomValues(bytes.subarray(at, at + 65536))
+  return bytes
+}
+
 /** Writes past the origin's quota (set by the test through CDP). */
 async function quota(name: string, bytes: number) {
   const workspace = browserWorkspace({ name })
   await seed(workspace, { 'keep.txt': 'old\n' })
   const before = await boundedTree(workspace)
   const session = await Agent.create().session(workspace)
-  const big = 'x'.repeat(bytes)
+  // Printable (the write tool takes text) and as incompressible as printable text can be.
+  const letters = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'
+  const big = Array.from(randomBytes(bytes), (b) => letters[b & 63]).join('')
   const created = brief(await session.tool('write', { file_path: 'dir/big.txt', content: big }))
   const replaced = brief(await session.tool('write', { file_path: 'keep.txt', content: big }))
   let port: string
   try {
-    await workspace.write(WorkspacePath.parse('port.bin'), new Uint8Array(bytes))
+    await workspace.write(WorkspacePath.parse('port.bin'), randomBytes(bytes))
     port = 'ok'
   } catch (error) {
     port = IsoagentError.is(error) ? `${error.code}: ${error.message}` : String(error)
