@@ -109,18 +109,13 @@ interface UnitWalk {
  * The files of one handed-over directory, in walk order. The search's walk saw a directory
  * there; one that is gone or replaced cannot be listed, and counts as such in `skips`.
  */
-async function* unitFiles(
+function unitFiles(
   ws: WalkSource,
   dir: WorkspacePath,
   walk: UnitWalk,
   skips: WalkSkips,
 ): AsyncGenerator<WorkspacePath> {
-  const stat = await ws.stat(dir).catch(() => undefined)
-  if (stat?.kind !== 'directory') {
-    skips.unreadable_dirs++
-    return
-  }
-  yield* walkFiles(ws, {
+  return walkFiles(ws, {
     start: dir,
     skips,
     backendOrder: walk.backendOrder,

@@ -39,7 +39,8 @@ export interface WalkOptions {
   /**
    * This walk is one unit of a larger walk that went through the start's ancestors already:
    * their ignore levels are shared through this cache, and what reading them skipped is not
-   * counted again.
+   * counted again. The larger walk saw the start as a directory: if it is none now (gone, or
+   * replaced by a file), it counts as an unreadable directory and nothing is yielded.
    */
   unitOf?: Map<WorkspacePath, Promise<IgnoreLevel>>
 }
@@ -143,7 +144,14 @@ export async function* walkFiles(
 ): AsyncGenerator<WorkspacePath | WalkUnit> {
   const { start, signal, skips, inclusive, backendOrder } = options
   const after = backendOrder ? undefined : options.after
-  const stat = await ws.stat(start)
+  const stat = await ws.stat(start).catch((error: unknown) => {
+    if (options.unitOf === undefined) throw error
+    return undefined
+  })
+  if (options.unitOf !== undefined && stat?.kind !== 'directory') {
+    skips.unreadable_dirs++
+    return
+  }
   if (stat === undefined)
     throw new IsoagentError('not_found', `path not found: ${WorkspacePath.display(start)}`, {
       data: { path: start },
