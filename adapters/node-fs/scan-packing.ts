@@ -12,8 +12,8 @@ import type { WorkspacePath } from '../../src/workspace/workspace-path.ts'
  * threads cost more than the scan of many of them.
  */
 export interface PackedOutcomes {
-  /** Matching lines per file, or -1 where the outcome is in `other`. */
-  matches: Int32Array
+  /** Matching lines per file, or -1 where the outcome is in `other` (doubles: any count fits). */
+  matches: Float64Array
   /** Per file: 1 binary, 2 a line over the length cap. */
   flags: Uint8Array
   /** The other outcomes, by file index. */
@@ -28,7 +28,7 @@ export interface PackedTree extends PackedOutcomes {
 
 /** Pack `outcomes` (see {@link PackedOutcomes}). */
 export function packOutcomes(outcomes: readonly FileScanOutcome[]): PackedOutcomes {
-  const matches = new Int32Array(outcomes.length)
+  const matches = new Float64Array(outcomes.length)
   const flags = new Uint8Array(outcomes.length)
   const other: [number, FileScanOutcome][] = []
   outcomes.forEach((outcome, i) => {

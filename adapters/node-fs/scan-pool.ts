@@ -196,7 +196,8 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
   const scheduleIdle = () => {
     clearTimeout(idleTimer)
     idleTimer = setTimeout(() => {
-      if (waiting.size === 0) void stopAll()
+      // Requests waiting in the pool may wait on workers still busy with given-up work.
+      if (waiting.size === 0 && pending.length === 0) void stopAll()
     }, idleMs)
     idleTimer.unref?.()
   }
@@ -235,14 +236,18 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
     for (const p of dropped) p.reject(error)
   }
 
-  /** Hand waiting requests, oldest first, to the least busy workers while they have room. */
+  /**
+   * Hand waiting requests, oldest first, to the least busy workers that have room, loaded ones
+   * first (a worker still loading takes its requests once it is up).
+   */
   function pump() {
-    while (pending.length > 0 && slots.length > 0) {
-      const ready = slots.filter(isReady)
-      const slot = (ready.length > 0 ? ready : slots).reduce((best, s) =>
+    while (pending.length > 0) {
+      const room = slots.filter((s) => s.busy < PER_WORKER)
+      if (room.length === 0) return
+      const ready = room.filter(isReady)
+      const slot = (ready.length > 0 ? ready : room).reduce((best, s) =>
         s.busy < best.busy ? s : best,
       )
-      if (slot.busy >= PER_WORKER) return
       const p = pending.shift()!
       if (p.signal?.aborted) {
         p.reject(new IsoagentError('cancelled', 'search cancelled'))
@@ -264,6 +269,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
     start() {
       if (failures >= MAX_FAILURES) return
       fill()
+      pump()
       if (waiting.size === 0) scheduleIdle()
     },
     send<T>(

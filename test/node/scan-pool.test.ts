@@ -14,6 +14,7 @@ import {
 } from '../../adapters/index.ts'
 import { localWorkspace } from '../../adapters/node-fs/index.ts'
 import { createWorkerPool, workerScanner } from '../../adapters/node-fs/scan-pool.ts'
+import type { ScanWorkerRequest } from '../../adapters/node-fs/scan-worker.ts'
 
 /** A tree of 400 files: enough for a grep to hand most of them to the scanner in batches. */
 function writeTree(root: string) {
@@ -450,6 +451,35 @@ describe('grep on scanner threads (local disk)', () => {
       await pool.close()
     }
   }, 60_000)
+
+  it('a request waiting in the pool outlives the idle time while workers finish given-up work', async () => {
+    // A stand-in worker that answers each request after the delay it names.
+    const entry = join(root, 'slow-worker.mjs')
+    writeFileSync(
+      entry,
+      `import { parentPort, workerData } from 'node:worker_threads'
+      Atomics.store(workerData.ready, 0, 1)
+      parentPort.on('message', (m) => setTimeout(() => parentPort.postMessage({ id: m.id, list: [m.tag] }), m.delay))`,
+    )
+    const pool = createWorkerPool({ threads: 1, idleMs: 50, entry: pathToFileURL(entry) })
+    const request = (delay: number, tag: string) => (id: number, cancel: Int32Array[]) =>
+      ({ id, delay, tag, cancel }) as unknown as ScanWorkerRequest
+    try {
+      pool.start()
+      for (let i = 0; i < 100 && pool.threads < 1; i++) await new Promise((r) => setTimeout(r, 20))
+      const a = {}
+      const b = {}
+      // The worker holds a's two requests; b's waits in the pool.
+      const given = [0, 1].map((k) => pool.send(a, request(400, `a${k}`), undefined, []))
+      const waiting = pool.send<string[]>(b, request(10, 'b'), undefined, [])
+      pool.giveUp(a, new IsoagentError('cancelled', 'a closed'))
+      for (const g of given) await expect(g).rejects.toMatchObject({ code: 'cancelled' })
+      // Past the idle time with nothing in flight for anyone but b: b still gets its worker.
+      expect(await waiting).toEqual(['b'])
+    } finally {
+      await pool.close()
+    }
+  }, 30_000)
 
   it('workers do not keep a finished process alive', () => {
     const script = `
