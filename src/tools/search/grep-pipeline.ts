@@ -7,7 +7,7 @@ import type {
 import type { WorkspacePath } from '../../workspace/workspace-path.ts'
 import type { WorkspaceServices } from '../../workspace/workspace-services.ts'
 import { ahead, SearchPipeline, UnitGrouping } from './pipeline.ts'
-import { scanFile, scanFileNow, type ScanRequest, type ScanResult } from './scan-file.ts'
+import { scanFileSoon, type ScanRequest, type ScanResult } from './scan-file.ts'
 import { outcomeError, runTreeScanJob } from './scan-job.ts'
 import { walkFiles, type WalkSkips } from './walk.ts'
 
@@ -98,14 +98,14 @@ export function grepPipeline(options: GrepPipelineOptions): SearchPipeline<Scann
   })
   /** Scan a file on this thread: at once where the workspace reads at once. */
   const scanHere = (path: WorkspacePath): Outcome | Promise<Outcome> => {
-    let now: ReturnType<typeof scanFileNow>
+    let scanned: ScanResult | Promise<ScanResult>
     try {
-      now = scanFileNow(workspace, path, request)
+      scanned = scanFileSoon(workspace, path, request, stop.signal)
     } catch (error) {
       return { error }
     }
-    if (now !== undefined && !(now instanceof Uint8Array)) return { result: now }
-    return scanFile(workspace, path, request, stop.signal, now).then(
+    if (!(scanned instanceof Promise)) return { result: scanned }
+    return scanned.then(
       (result) => ({ result }),
       (error: unknown) => ({ error }),
     )

@@ -257,7 +257,7 @@ function scanWhole(bytes: Uint8Array, request: ScanRequest): ScanResult {
  * (`readNow`): its result when the file fits in that read; the bytes read when it is larger
  * (hand them to {@link scanFile}); undefined when the workspace cannot read at once.
  */
-export function scanFileNow(
+function scanFileNow(
   ws: FileReader,
   path: WorkspacePath,
   request: ScanRequest,
@@ -269,6 +269,22 @@ export function scanFileNow(
   if (head.length < FIRST_READ_BYTES) return scanWhole(head, request)
   // The caller scans the rest later, when `scratch` holds another file.
   return head.buffer === scratch.buffer ? head.slice() : head
+}
+
+/**
+ * Scan one file: at once when the workspace reads it at once and it fits in that read
+ * ({@link scanFileNow}), else once read ({@link scanFile}). Throws, or rejects, with the scan's
+ * error.
+ */
+export function scanFileSoon(
+  ws: FileReader,
+  path: WorkspacePath,
+  request: ScanRequest,
+  signal?: AbortSignal,
+): ScanResult | Promise<ScanResult> {
+  const now = scanFileNow(ws, path, request)
+  if (now !== undefined && !(now instanceof Uint8Array)) return now
+  return scanFile(ws, path, request, signal, now)
 }
 
 /** Where {@link scanFileNow} reads: a scan of a whole file keeps nothing of its bytes. */

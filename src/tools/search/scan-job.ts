@@ -2,6 +2,7 @@ import { IsoagentError } from '../../errors.ts'
 import type {
   FileScanJob,
   FileScanOutcome,
+  ScanResult,
   TreeListOutcome,
   TreeListRequest,
   TreeScanOutcome,
@@ -10,7 +11,7 @@ import type {
 import type { WorkspacePath } from '../../workspace/workspace-path.ts'
 import { compileLineMatcher, type LineMatcher } from './line-matcher.ts'
 import { compilePathGlob, prunerFor } from './path-filter.ts'
-import { scanFile, scanFileNow, type FileReader, type ScanRequest } from './scan-file.ts'
+import { scanFileSoon, type FileReader, type ScanRequest } from './scan-file.ts'
 import { walkFiles, type WalkSkips, type WalkSource } from './walk.ts'
 import type { IgnoreLevel } from './ignore-rules.ts'
 
@@ -59,14 +60,14 @@ function scanOne(
   signal: AbortSignal | undefined,
 ): FileScanOutcome | Promise<FileScanOutcome> {
   if (signal?.aborted) throw new IsoagentError('cancelled', 'search cancelled')
-  let now: ReturnType<typeof scanFileNow>
+  let scanned: ScanResult | Promise<ScanResult>
   try {
-    now = scanFileNow(ws, path, request)
+    scanned = scanFileSoon(ws, path, request, signal)
   } catch (error) {
     return failed(error, path)
   }
-  if (now !== undefined && !(now instanceof Uint8Array)) return { result: now }
-  return scanFile(ws, path, request, signal, now).then(
+  if (!(scanned instanceof Promise)) return { result: scanned }
+  return scanned.then(
     (result) => ({ result }),
     (error: unknown) => failed(error, path),
   )
