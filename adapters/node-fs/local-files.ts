@@ -8,6 +8,7 @@ import {
   readlinkSync,
   readSync,
   realpathSync,
+  statfsSync,
   statSync,
 } from 'node:fs'
 import * as fs from 'node:fs/promises'
@@ -16,6 +17,7 @@ import { IsoagentError, type IsoagentErrorCode } from '../../src/errors.ts'
 import { WorkspacePath } from '../../src/workspace/workspace-path.ts'
 import { pageOfNames } from '../../src/workspace/adapter-kit.ts'
 import { useByteIndex } from '../../src/text/byte-search.ts'
+import { ListingCache, type DirStamp, type Listing } from './listing-cache.ts'
 import type {
   ByteRange,
   DirEntry,
@@ -37,6 +39,29 @@ export const SYNC_READ_MAX_BYTES = 1024 * 1024
  */
 export const DIR_CACHE_MS = 100
 export const DIR_CACHE_MAX = 16384
+
+/**
+ * Linux file systems (`statfs` magic numbers) whose directory timestamps this kernel sets on
+ * every change to the entries: ext2/3/4, xfs, btrfs, tmpfs, overlayfs, zfs, f2fs. Elsewhere
+ * (network and FUSE file systems, other systems) listings are never reused.
+ */
+const STAMPED_FILE_SYSTEMS = new Set([
+  0xef53, 0x58465342, 0x9123683e, 0x01021994, 0x794c7630, 0x2fc12fc1, 0xf2f52010,
+])
+
+/** This thread's directory listings, shared by every local workspace it serves. */
+export const listings = new ListingCache({ maxNames: 500_000, settleMs: 2000 })
+
+/** The device of `realRoot` when its listings may be reused, else undefined. */
+function stampedDevice(realRoot: string): number | undefined {
+  if (process.platform !== 'linux') return undefined
+  try {
+    if (!STAMPED_FILE_SYSTEMS.has(statfsSync(realRoot).type)) return undefined
+    return statSync(realRoot).dev
+  } catch {
+    return undefined
+  }
+}
 
 // Byte searches in this thread (grep's literal search among them) use Node's
 // Buffer.prototype.indexOf, which is memchr: same answers, an order of magnitude faster.
@@ -104,8 +129,13 @@ export function listingPage(
   kindByName: Map<string, EntryKind>,
   options: ListOptions,
 ): ListPage {
-  const page = pageOfNames(names.sort(), options.after, options.limit)
-  const entries: DirEntry[] = page.names.map((name) => ({ name, kind: kindByName.get(name)! }))
+  return pageOf({ names: names.sort(), kinds: kindByName }, options)
+}
+
+/** One page of a listing whose names are sorted. */
+function pageOf(listing: Listing, options: ListOptions): ListPage {
+  const page = pageOfNames(listing.names, options.after, options.limit)
+  const entries: DirEntry[] = page.names.map((name) => ({ name, kind: listing.kinds.get(name)! }))
   return page.next === undefined ? { entries } : { entries, next: page.next }
 }
 
@@ -115,6 +145,8 @@ export interface LocalFilesOptions {
   syncIo: boolean
   /** Chunk size of streamed reads. */
   chunkBytes: number
+  /** Reuse unchanged directories' listings (see {@link ListingCache}); default true. */
+  listingCache?: boolean
 }
 
 /**
@@ -123,6 +155,8 @@ export interface LocalFilesOptions {
  */
 export function localFiles(realRoot: string, options: LocalFilesOptions) {
   const { syncIo, chunkBytes } = options
+  /** Listings on this device are reused while their directory is unchanged. */
+  const device = options.listingCache === false ? undefined : stampedDevice(realRoot)
   const contained = (real: string) => real === realRoot || real.startsWith(realRoot + nodePath.sep)
   const escape = (path: string) =>
     new IsoagentError(
@@ -460,21 +494,38 @@ export function localFiles(realRoot: string, options: LocalFilesOptions) {
    */
   function listSync(path: WorkspacePath, listOptions: ListOptions = {}): ListPage {
     const real = realDir(path)
-    let dirents
-    try {
-      dirents = readdirSync(real, { withFileTypes: true })
-    } catch (error) {
-      throw fromErrno(error, path, 'list')
+    const began = Date.now()
+    const stamp = device === undefined ? undefined : stampOf(real)
+    let listing = stamp === undefined ? undefined : listings.get(real, stamp)
+    if (listing === undefined) {
+      let dirents
+      try {
+        dirents = readdirSync(real, { withFileTypes: true })
+      } catch (error) {
+        throw fromErrno(error, path, 'list')
+      }
+      const kinds = new Map<string, EntryKind>()
+      for (const d of dirents) kinds.set(d.name, kindOf(d))
+      listing = { names: [...kinds.keys()].sort(), kinds }
+      if (stamp !== undefined) listings.put(real, stamp, listing, began)
     }
     const now = Date.now()
-    const kinds = new Map<string, EntryKind>()
-    for (const d of dirents) {
-      const kind = kindOf(d)
-      kinds.set(d.name, kind)
-      if (kind === 'directory')
-        rememberDir(WorkspacePath.child(path, d.name), nodePath.join(real, d.name), now)
+    const base = real.endsWith(nodePath.sep) ? real : real + nodePath.sep
+    for (const [name, kind] of listing.kinds)
+      if (kind === 'directory') rememberDir(WorkspacePath.child(path, name), base + name, now)
+    return pageOf(listing, listOptions)
+  }
+
+  /** The stamp of the directory `real` when it is on the reused device, else undefined. */
+  function stampOf(real: string): DirStamp | undefined {
+    let s
+    try {
+      s = statSync(real, { throwIfNoEntry: false })
+    } catch {
+      return undefined
     }
-    return listingPage([...kinds.keys()], kinds, listOptions)
+    if (s === undefined || !s.isDirectory() || s.dev !== device) return undefined
+    return { dev: s.dev, ino: s.ino, ctimeMs: s.ctimeMs, mtimeMs: s.mtimeMs }
   }
 
   /** Facts about `path` (symlinks inside the root followed), or undefined when nothing is there. */

@@ -57,6 +57,15 @@ export interface LocalWorkspaceOptions {
    * until they are up; they exit after 2 minutes without work.
    */
   searchThreads?: number
+  /**
+   * Reuse the listing of a directory that has not changed since it was last listed (default
+   * true): a walk over a tree listed before costs one `stat` per directory. A directory counts as
+   * unchanged while its device, inode, ctime and mtime are; one changed in the 2 s before it was
+   * listed is listed again every time, since a second change within the same timestamp tick
+   * would leave them as they were. Only on Linux, and only on ext2/3/4, xfs, btrfs, tmpfs,
+   * overlayfs, zfs and f2fs, on the root's device: never on network or FUSE file systems.
+   */
+  listingCache?: boolean
 }
 
 /** See {@link LocalWorkspaceOptions.searchThreads}. */
@@ -97,7 +106,8 @@ export function localWorkspace(
   }
   const chunkBytes = options.readChunkBytes ?? 1024 * 1024
   const syncIo = options.syncMetadata !== false
-  const files = localFiles(realRoot, { syncIo, chunkBytes })
+  const listingCache = options.listingCache !== false
+  const files = localFiles(realRoot, { syncIo, chunkBytes, listingCache })
   const { resolve, resolveEntry, statReal } = files
   if (
     options.shellEnv !== undefined &&
@@ -121,7 +131,7 @@ export function localWorkspace(
           root: realRoot,
           threads,
           hints: files.dirHints,
-          options: { syncIo, chunkBytes },
+          options: { syncIo, chunkBytes, listingCache },
         })
       : undefined
 

@@ -60,7 +60,7 @@ const { ready } = workerData as ScanWorkerStart
 const workspaces = new Map<string, ReturnType<typeof localFiles>>()
 const MAX_WORKSPACES = 16
 function filesOf({ root, options }: ScanWorkerWorkspace) {
-  const key = `${options.syncIo ? 1 : 0}:${options.chunkBytes}:${root}`
+  const key = `${options.syncIo ? 1 : 0}:${options.listingCache === false ? 0 : 1}:${options.chunkBytes}:${root}`
   let files = workspaces.get(key)
   if (files === undefined) {
     // The root was resolved by the workspace; one found changed is refused.

@@ -142,4 +142,11 @@ export interface FileScanner {
    * glob, one outcome per directory in the same order; rejects like {@link FileScanner.scan}.
    */
   listTree(tree: TreeListRequest, signal?: AbortSignal): Promise<TreeListOutcome[]>
+  /**
+   * How long (ms) a glob walks on its own thread before it hands directories to
+   * {@link FileScanner.listTree} (default 40). Listing a directory where the walk runs costs a
+   * few microseconds and a round trip to a thread more, so only a long walk gains from the
+   * threads; a scanner whose round trips cost nothing may say 0.
+   */
+  readonly listAfterMs?: number
 }

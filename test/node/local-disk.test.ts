@@ -16,6 +16,7 @@ import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { Agent, WorkspacePath, type Session } from '../../adapters/index.ts'
 import { localWorkspace } from '../../adapters/node-fs/index.ts'
+import { listings } from '../../adapters/node-fs/local-files.ts'
 
 let root: string
 let session: Session
@@ -134,6 +135,64 @@ describe('local disk specifics', () => {
 
   it('refuses a workspace root that does not exist', () => {
     expect(() => localWorkspace(join(root, 'missing'))).toThrow(/not an existing directory/)
+  })
+})
+
+describe('listings reused while a directory is unchanged', () => {
+  it('sees every change to a directory listed before, however its timestamps were set', async () => {
+    for (const d of ['added', 'removed', 'replaced', 'renamed', 'still'])
+      mkdirSync(join(root, d, 'sub'), { recursive: true })
+    for (const d of ['added', 'removed', 'replaced', 'renamed', 'still'])
+      writeFileSync(join(root, d, 'a.txt'), 'a\n')
+    // Only a directory that has not changed for a while has its listing kept.
+    await new Promise((resolve) => setTimeout(resolve, 2100))
+    const ws = session.workspace
+    const names = async (dir: string) =>
+      (await ws.list(WorkspacePath.parse(dir))).entries.map((e) => `${e.name}:${e.kind}`)
+    const before = listings.size
+    for (const d of ['added', 'removed', 'replaced', 'renamed', 'still'])
+      expect(await names(d)).toEqual(['a.txt:file', 'sub:directory'])
+    expect(listings.size).toBe(before + 5)
+    expect(await session.glob('**/*.txt')).toHaveLength(5)
+
+    const old = statSync(join(root, 'added'), { bigint: true })
+    writeFileSync(join(root, 'added', 'b.txt'), 'b\n')
+    // Setting the mtime back to the nanosecond changes the ctime all the same.
+    const ns = String(old.mtimeNs % 1_000_000_000n).padStart(9, '0')
+    execFileSync('touch', [
+      '-m',
+      '-d',
+      `@${old.mtimeNs / 1_000_000_000n}.${ns}`,
+      join(root, 'added'),
+    ])
+    expect(statSync(join(root, 'added'), { bigint: true }).mtimeNs).toBe(old.mtimeNs)
+    rmSync(join(root, 'removed', 'a.txt'))
+    rmSync(join(root, 'replaced', 'a.txt'))
+    mkdirSync(join(root, 'replaced', 'a.txt'))
+    writeFileSync(join(root, 'replaced', 'a.txt', 'inner.txt'), 'x\n')
+    renameSync(join(root, 'renamed', 'a.txt'), join(root, 'renamed', 'c.txt'))
+
+    expect(await names('added')).toEqual(['a.txt:file', 'b.txt:file', 'sub:directory'])
+    expect(await names('removed')).toEqual(['sub:directory'])
+    expect(await names('replaced')).toEqual(['a.txt:directory', 'sub:directory'])
+    expect(await names('renamed')).toEqual(['c.txt:file', 'sub:directory'])
+    expect(await names('still')).toEqual(['a.txt:file', 'sub:directory'])
+    expect((await session.glob('**/*.txt')).sort()).toEqual([
+      'added/a.txt',
+      'added/b.txt',
+      'renamed/c.txt',
+      'replaced/a.txt/inner.txt',
+      'still/a.txt',
+    ])
+  })
+
+  it('is not used when turned off', async () => {
+    mkdirSync(join(root, 'd'))
+    const ws = localWorkspace(root, { listingCache: false })
+    const before = listings.size
+    await ws.list(WorkspacePath.parse('d'))
+    await ws.list(WorkspacePath.parse(''))
+    expect(listings.size).toBe(before)
   })
 })
 

@@ -81,6 +81,8 @@ function watched(
     get threads() {
       return inner.threads
     },
+    // These trees are small: globs hand directories over at once.
+    listAfterMs: 0,
     start: () => inner.start(),
     scan(job, paths, signal) {
       calls.batches++
@@ -249,6 +251,7 @@ describe('grep on scanner threads (local disk)', () => {
       get threads() {
         return inner.threads
       },
+      listAfterMs: 0,
       start: () => inner.start(),
       scan: (job, paths, signal) => inner.scan(job, paths, signal),
       scanTree: (job, tree, signal) => inner.scanTree(job, tree, signal),

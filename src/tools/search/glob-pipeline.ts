@@ -7,8 +7,12 @@ import { ahead, SearchPipeline, UnitGrouping } from './pipeline.ts'
 import { runTreeListJob } from './scan-job.ts'
 import { walkFiles, type WalkSkips } from './walk.ts'
 
-/** A glob walks this many files itself before it starts the workspace's scanner threads. */
-const WALK_HERE_FIRST = 64
+/**
+ * A glob walks this long itself (ms of its own walking, pauses between pages not counted) before
+ * it hands directories to the workspace's scanner threads, unless the scanner says otherwise
+ * (`FileScanner.listAfterMs`); the threads are started half way there.
+ */
+const WALK_HERE_MS = 40
 /** Directories handed over and not yet consumed, per scanner thread, at most. */
 const UNITS_PER_THREAD = 16
 /** What a glob pipeline counts: what its walk skipped, and the files it walked. */
@@ -45,7 +49,21 @@ export function globPipeline(
   const admits = include === undefined ? undefined : compilePathGlob(include, 'include', start)
   const enter = prunerFor(query, include)
   const scanner = workspace.scanner
-  const threads = () => (counters.files_walked > WALK_HERE_FIRST ? (scanner?.threads ?? 0) : 0)
+  /** Time this pipeline has spent walking, not counting its pauses at a yield. */
+  let walkedMs = 0
+  let resumed = performance.now()
+  const walking = () => walkedMs + (performance.now() - resumed)
+  let started = false
+  const threads = () => {
+    if (scanner === undefined) return 0
+    const ms = walking()
+    const after = scanner.listAfterMs ?? WALK_HERE_MS
+    if (!started && ms >= after / 2) {
+      started = true
+      scanner.start()
+    }
+    return ms >= after ? scanner.threads : 0
+  }
   const startDepth = start === '' ? 0 : start.split('/').length
   const walk = walkFiles(workspace, {
     start,
@@ -54,7 +72,7 @@ export function globPipeline(
     backendOrder,
     ...(enter ? { enter } : {}),
     ...(options.after !== undefined ? { after: options.after } : {}),
-    delegate: (dir) => dir.split('/').length - startDepth >= UNIT_DEPTH && threads() > 0,
+    delegate: (dir) => threads() > 0 && dir.split('/').length - startDepth >= UNIT_DEPTH,
   })
   const walkId = crypto.randomUUID()
   const tree = (dirs: WorkspacePath[]): TreeListRequest => ({
@@ -117,7 +135,7 @@ export function globPipeline(
           units++
           if (group.length >= grouping.size) send()
         } else {
-          if (++counters.files_walked === WALK_HERE_FIRST) scanner?.start()
+          counters.files_walked++
           if (matches(entry) && (admits === undefined || admits(entry))) queue.push(entry)
         }
         // Files come out as soon as nothing handed over is ahead of them; the walk goes on
@@ -126,7 +144,12 @@ export function globPipeline(
           queue.length > 0 &&
           (typeof queue[0] === 'string' || units >= UNITS_PER_THREAD * Math.max(1, threads()))
         )
-          for (const path of await take()) yield path
+          for (const path of await take()) {
+            // The walk is paused from here until the next path is asked for.
+            walkedMs += performance.now() - resumed
+            yield path
+            resumed = performance.now()
+          }
       }
       while (queue.length > 0) for (const path of await take()) yield path
     } finally {
