@@ -449,27 +449,34 @@ export function localFiles(realRoot: string, options: LocalFilesOptions) {
         await handle.close()
       }
     }
-    return new ReadableStream<Uint8Array>({
+    // A byte stream: a BYOB reader has each chunk read into its own buffer; a default reader
+    // gets a new chunk of chunkBytes each time.
+    return new ReadableStream({
+      type: 'bytes',
+      autoAllocateChunkSize: chunkBytes,
       async pull(controller) {
+        const request = controller.byobRequest!
         try {
-          const want = Math.min(chunkBytes, remaining)
-          const buffer = scratchBytes(want)
+          const view = request.view!
+          const want = Math.min(view.byteLength, remaining)
+          const into = new Uint8Array(view.buffer, view.byteOffset, want)
           // A chunk from the page cache takes well under a millisecond to copy: with
           // syncMetadata it is read in place instead of through the thread pool.
           const bytesRead =
             want === 0
               ? 0
               : syncIo
-                ? readSync(handle.fd, buffer, 0, want, position)
-                : (await handle.read(buffer, 0, want, position)).bytesRead
+                ? readSync(handle.fd, into, 0, want, position)
+                : (await handle.read(into, 0, want, position)).bytesRead
           if (bytesRead === 0) {
             await close()
             controller.close()
+            request.respond(0)
             return
           }
           position += bytesRead
           remaining -= bytesRead
-          controller.enqueue(bytesRead === want ? buffer : buffer.subarray(0, bytesRead))
+          request.respond(bytesRead)
         } catch (error) {
           await close()
           controller.error(fromErrno(error, path, 'read'))

@@ -92,6 +92,45 @@ describe('local disk specifics', () => {
     await one.close()
   })
 
+  it('counts exactly across chunk boundaries of large files, one read buffer reused per chunk', async () => {
+    // Every line starts with the literal, and some are longer than a chunk: a line's start left
+    // at a chunk's end must survive the next chunk being read into the same memory.
+    let seed = 7
+    const next = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n)
+    const MiB = 1024 * 1024
+    let text = ''
+    let lines = 0
+    const add = (line: string) => {
+      text += line + '\n'
+      lines++
+    }
+    while (text.length < 3 * MiB - 5000) {
+      const long = lines % 900 === 450
+      const fill = String.fromCharCode(97 + next(26))
+      add('needle' + fill.repeat(long ? MiB + next(700_000) : next(3000)))
+    }
+    // A literal found only in content mode's raw pass, across the chunk boundary at 3 MiB.
+    add('needle' + 'x'.repeat(3 * MiB - 4 - text.length - 6) + 'MARKERq')
+    while (text.length < 5.5 * MiB) add('needle' + 'y'.repeat(next(3000)))
+    expect(text.indexOf('MARKERq')).toBe(3 * MiB - 4)
+    writeFileSync(join(root, 'big.txt'), text)
+    writeFileSync(join(root, 'big2.txt'), text)
+    const one = await Agent.create().session(localWorkspace(root, { searchThreads: 0 }))
+    for (const s of [one, session]) {
+      const both = `big.txt:${lines}\nbig2.txt:${lines}`
+      expect(await s.grep('needle', { output_mode: 'count' })).toBe(both)
+      expect(await s.grep('NEEDLE', { output_mode: 'count', case_sensitive: false })).toBe(both)
+      expect(await s.grep('^needle', { output_mode: 'count' })).toBe(both)
+      // A lookahead is not line-local: content mode looks for the literal in the raw bytes first.
+      const marker = (await s.grep('MARKER(?=q)', { output_mode: 'content' })).split('\n')
+      expect(marker.map((l) => l.split(':').slice(0, 2).join(':'))).toEqual([
+        `big.txt:${text.slice(0, text.indexOf('MARKERq')).split('\n').length}`,
+        `big2.txt:${text.slice(0, text.indexOf('MARKERq')).split('\n').length}`,
+      ])
+    }
+    await one.close()
+  })
+
   it('pages past file names a model could not send as a path', async () => {
     // Ordinary POSIX names that WorkspacePath.parse refuses in input: a page may end on one.
     const names = ['a\\b.txt', 'a\tb.txt', 'a\nb.txt', 'a%2ex.txt', 'C:x.txt', 'plain.txt']

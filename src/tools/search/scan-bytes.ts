@@ -5,6 +5,7 @@ import {
   hasFoldingSigns,
   indexOfByte,
 } from '../../text/byte-search.ts'
+import { chunkReader } from '../../text/chunk-reader.ts'
 import type { WorkspacePath } from '../../workspace/workspace-path.ts'
 import type { FileReader } from './scan-file.ts'
 import type { BytePrefilter, LineMatcher } from './line-matcher.ts'
@@ -15,6 +16,8 @@ import type { ScanRequest, ScanResult } from './scan-file.ts'
 
 /** Bytes of the first read: files up to this size are read in one call. */
 export const FIRST_READ_BYTES = 1 << 20
+/** Bytes of each later read of a file larger than its first. */
+export const CHUNK_BYTES = 1 << 20
 /** A line longer than this (64 Mi characters) is not searched: the file is skipped and counted. */
 export const MAX_LINE_CHARS = 64 * 1024 * 1024
 
@@ -93,9 +96,10 @@ export async function countWithPrefilter(
     first = false
     return more
   }
-  const reader = (await ws.readStream(path, { offset: FIRST_READ_BYTES })).getReader()
+  const reader = chunkReader(await ws.readStream(path, { offset: FIRST_READ_BYTES }), CHUNK_BYTES)
   try {
-    // Whole lines are counted where they lie; only a line split between chunks is copied.
+    // Whole lines are counted where they lie; only a line split between chunks is copied (a
+    // chunk's bytes are overwritten by the next).
     let carry: Uint8Array = new Uint8Array(0)
     let next: Uint8Array | undefined = head
     for (;;) {
@@ -103,17 +107,16 @@ export async function countWithPrefilter(
       next = undefined
       if (value === undefined) {
         if (signal?.aborted) throw new IsoagentError('cancelled', 'search cancelled')
-        const chunk = await reader.read()
-        if (chunk.done) {
+        value = await reader.read()
+        if (value === undefined) {
           if (carry.length > 0) count(carry)
           return result
         }
-        value = chunk.value
       }
       if (value.length === 0) continue
       const firstEnd = value.indexOf(0x0a)
       if (firstEnd === -1) {
-        carry = joined(carry, value)
+        carry = joined(carry, value, true)
         // As the decoding scan does: a line past MAX_LINE_CHARS (UTF-16 units) skips the file.
         if (carry.length > MAX_LINE_CHARS && LATER.decode(carry).length > MAX_LINE_CHARS) {
           result.lineTooLong = true
@@ -127,10 +130,10 @@ export async function countWithPrefilter(
         if (!count(joined(carry, value.subarray(0, firstEnd + 1)))) return result
         if (lastEnd > firstEnd && !count(value.subarray(firstEnd + 1, lastEnd + 1))) return result
       } else if (!count(value.subarray(0, lastEnd + 1))) return result
-      carry = value.subarray(lastEnd + 1)
+      carry = value.slice(lastEnd + 1)
     }
   } finally {
-    await reader.cancel().catch(() => {})
+    await reader.close()
   }
 }
 
@@ -151,26 +154,24 @@ export async function containsLiteral(
   // Keep the last bytes of each chunk, so a literal across a chunk boundary is seen.
   const keep = pre.needle.bytes.length + 2
   let tail = head.subarray(Math.max(0, head.length - keep))
-  const reader = (await ws.readStream(path, { offset: head.length })).getReader()
+  const reader = chunkReader(await ws.readStream(path, { offset: head.length }), CHUNK_BYTES)
   try {
     for (;;) {
       if (signal?.aborted) throw new IsoagentError('cancelled', 'search cancelled')
-      const { done, value } = await reader.read()
-      if (done) return false
-      if (value === undefined || value.length === 0) continue
-      const joined = new Uint8Array(tail.length + value.length)
-      joined.set(tail)
-      joined.set(value, tail.length)
-      if (found(joined)) return true
-      tail = joined.subarray(Math.max(0, joined.length - keep))
+      const value = await reader.read()
+      if (value === undefined) return false
+      // A literal across the boundary lies within the kept tail and the chunk's first bytes.
+      if (found(joined(tail, value.subarray(0, keep), true)) || found(value)) return true
+      tail = value.length >= keep ? value.slice(-keep) : joined(tail, value, true).slice(-keep)
     }
   } finally {
-    await reader.cancel().catch(() => {})
+    await reader.close()
   }
 }
 
-function joined(a: Uint8Array, b: Uint8Array): Uint8Array {
-  if (a.length === 0) return b
+/** `a` and then `b`, in new memory when `copy` (else `b` itself when `a` is empty). */
+function joined(a: Uint8Array, b: Uint8Array, copy = false): Uint8Array {
+  if (a.length === 0 && !copy) return b
   const out = new Uint8Array(a.length + b.length)
   out.set(a)
   out.set(b, a.length)

@@ -1,6 +1,8 @@
 import { IsoagentError } from '../../errors.ts'
 import { hasFoldingSigns, indexOfByte } from '../../text/byte-search.ts'
+import { chunkReader, type ChunkReader } from '../../text/chunk-reader.ts'
 import {
+  CHUNK_BYTES,
   containsLiteral,
   contentInBytes,
   countBlock,
@@ -333,15 +335,16 @@ export async function scanFile(
   }
   if (pre !== undefined && !(await containsLiteral(ws, path, head, pre, signal))) return result
   const first = head
-  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined
+  let reader: ChunkReader | undefined
   let headPending = true
   const nextChunk = async (): Promise<{ done: boolean; value?: Uint8Array }> => {
     if (headPending) {
       headPending = false
       return { done: false, value: first }
     }
-    reader ??= (await ws.readStream(path, { offset: FIRST_READ_BYTES })).getReader()
-    return reader.read()
+    reader ??= chunkReader(await ws.readStream(path, { offset: FIRST_READ_BYTES }), CHUNK_BYTES)
+    const value = await reader.read()
+    return value === undefined ? { done: true } : { done: false, value }
   }
   const decoder = new TextDecoder('utf-8')
   const blocks = new LineBlocks(request, result)
@@ -381,6 +384,6 @@ export async function scanFile(
     }
     return result
   } finally {
-    await reader?.cancel().catch(() => {})
+    await reader?.close()
   }
 }
