@@ -1,4 +1,5 @@
 import {
+  type Dirent,
   constants as fsConstants,
   readdirSync,
   closeSync,
@@ -112,7 +113,7 @@ export interface DirHint {
   at: number
 }
 
-export function kindOf(entry: {
+function kindOf(entry: {
   isFile(): boolean
   isDirectory(): boolean
   isSymbolicLink(): boolean
@@ -123,17 +124,15 @@ export function kindOf(entry: {
   return 'other'
 }
 
-/** One page of a sorted listing of `names` (kinds by name). */
-export function listingPage(
-  names: string[],
-  kindByName: Map<string, EntryKind>,
-  options: ListOptions,
-): ListPage {
-  return pageOf({ names: names.sort(), kinds: kindByName }, options)
+/** The listing `readdir` gave as `dirents`: kinds by name, names sorted. */
+export function listingOf(dirents: readonly Dirent[]): Listing {
+  const kinds = new Map<string, EntryKind>()
+  for (const d of dirents) kinds.set(d.name, kindOf(d))
+  return { names: [...kinds.keys()].sort(), kinds }
 }
 
-/** One page of a listing whose names are sorted. */
-function pageOf(listing: Listing, options: ListOptions): ListPage {
+/** One page of `listing`. */
+export function listingPage(listing: Listing, options: ListOptions): ListPage {
   const page = pageOfNames(listing.names, options.after, options.limit)
   const entries: DirEntry[] = page.names.map((name) => ({ name, kind: listing.kinds.get(name)! }))
   return page.next === undefined ? { entries } : { entries, next: page.next }
@@ -501,7 +500,8 @@ export function localFiles(realRoot: string, options: LocalFilesOptions) {
    */
   function listSync(path: WorkspacePath, listOptions: ListOptions = {}): ListPage {
     const real = realDir(path)
-    const began = Date.now()
+    // When the listing began, and when the directories in it were checked.
+    const now = Date.now()
     const stamp = device === undefined ? undefined : stampOf(real)
     let listing = stamp === undefined ? undefined : listings.get(real, stamp)
     if (listing === undefined) {
@@ -511,16 +511,13 @@ export function localFiles(realRoot: string, options: LocalFilesOptions) {
       } catch (error) {
         throw fromErrno(error, path, 'list')
       }
-      const kinds = new Map<string, EntryKind>()
-      for (const d of dirents) kinds.set(d.name, kindOf(d))
-      listing = { names: [...kinds.keys()].sort(), kinds }
-      if (stamp !== undefined) listings.put(real, stamp, listing, began)
+      listing = listingOf(dirents)
+      if (stamp !== undefined) listings.put(real, stamp, listing, now)
     }
-    const now = Date.now()
     const base = real.endsWith(nodePath.sep) ? real : real + nodePath.sep
     for (const [name, kind] of listing.kinds)
       if (kind === 'directory') rememberDir(WorkspacePath.child(path, name), base + name, now)
-    return pageOf(listing, listOptions)
+    return listingPage(listing, listOptions)
   }
 
   /** The stamp of the directory `real` when it is on the reused device, else undefined. */

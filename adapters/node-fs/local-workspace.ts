@@ -16,7 +16,7 @@ import {
   type WorkspaceServices,
   type WriteOptions,
 } from '../../src/index.ts'
-import { fromErrno, kindOf, listingPage, localFiles } from './local-files.ts'
+import { fromErrno, listingOf, listingPage, localFiles } from './local-files.ts'
 import { nodeShell } from './node-shell.ts'
 import { workerScanner } from './scan-pool.ts'
 import { gitCliAvailable, gitCliBackend } from './git-cli-backend.ts'
@@ -204,8 +204,7 @@ export function localWorkspace(
       } catch (error) {
         throw fromErrno(error, path, 'list')
       }
-      const kinds = new Map(dirents.map((d) => [d.name, kindOf(d)]))
-      return listingPage([...kinds.keys()], kinds, listOptions)
+      return listingPage(listingOf(dirents), listOptions)
     },
 
     async mkdir(path) {

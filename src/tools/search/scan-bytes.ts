@@ -116,7 +116,7 @@ export async function countWithPrefilter(
       if (value.length === 0) continue
       const firstEnd = value.indexOf(0x0a)
       if (firstEnd === -1) {
-        carry = joined(carry, value, true)
+        carry = carry.length > 0 ? joined(carry, value) : value.slice()
         // As the decoding scan does: a line past MAX_LINE_CHARS (UTF-16 units) skips the file.
         if (carry.length > MAX_LINE_CHARS && LATER.decode(carry).length > MAX_LINE_CHARS) {
           result.lineTooLong = true
@@ -161,17 +161,16 @@ export async function containsLiteral(
       const value = await reader.read()
       if (value === undefined) return false
       // A literal across the boundary lies within the kept tail and the chunk's first bytes.
-      if (found(joined(tail, value.subarray(0, keep), true)) || found(value)) return true
-      tail = value.length >= keep ? value.slice(-keep) : joined(tail, value, true).slice(-keep)
+      if (found(joined(tail, value.subarray(0, keep))) || found(value)) return true
+      tail = joined(tail, value.subarray(-keep)).slice(-keep)
     }
   } finally {
     await reader.close()
   }
 }
 
-/** `a` and then `b`, in new memory when `copy` (else `b` itself when `a` is empty). */
-function joined(a: Uint8Array, b: Uint8Array, copy = false): Uint8Array {
-  if (a.length === 0 && !copy) return b
+function joined(a: Uint8Array, b: Uint8Array): Uint8Array {
+  if (a.length === 0) return b
   const out = new Uint8Array(a.length + b.length)
   out.set(a)
   out.set(b, a.length)

@@ -334,17 +334,17 @@ export async function scanFile(
     }
   }
   if (pre !== undefined && !(await containsLiteral(ws, path, head, pre, signal))) return result
-  const first = head
   let reader: ChunkReader | undefined
-  let headPending = true
-  const nextChunk = async (): Promise<{ done: boolean; value?: Uint8Array }> => {
-    if (headPending) {
-      headPending = false
-      return { done: false, value: first }
+  let first: Uint8Array | undefined = head
+  /** The head, then the rest of the file chunk by chunk; undefined at the end. */
+  const nextChunk = async (): Promise<Uint8Array | undefined> => {
+    if (first !== undefined) {
+      const chunk = first
+      first = undefined
+      return chunk
     }
     reader ??= chunkReader(await ws.readStream(path, { offset: FIRST_READ_BYTES }), CHUNK_BYTES)
-    const value = await reader.read()
-    return value === undefined ? { done: true } : { done: false, value }
+    return reader.read()
   }
   const decoder = new TextDecoder('utf-8')
   const blocks = new LineBlocks(request, result)
@@ -355,10 +355,9 @@ export async function scanFile(
   try {
     while (!done) {
       if (signal?.aborted) throw new IsoagentError('cancelled', 'search cancelled')
-      const { done: end, value } = await nextChunk()
-      if (value !== undefined && value.length > 0)
-        pending += decoder.decode(value, { stream: true })
-      if (end) {
+      const value = await nextChunk()
+      if (value !== undefined) pending += decoder.decode(value, { stream: true })
+      else {
         pending += decoder.decode()
         done = true
       }
