@@ -94,6 +94,24 @@ export function memoryWorkspace(
     put(WorkspacePath.parse(name), typeof content === 'string' ? encoder.encode(content) : content)
   }
 
+  function listPage(path: WorkspacePath, options: ListOptions = {}): ListPage {
+    const children = dirs.get(path)
+    if (children === undefined) {
+      if (files.has(path))
+        throw new IsoagentError('not_directory', `${path} is a file`, { data: { path } })
+      throw notFound(path)
+    }
+    const { names: slice, next } = pageOfNames([...children].sort(), options.after, options.limit)
+    const entries = slice.map((name) => {
+      const child = WorkspacePath.child(path, name)
+      const file = files.get(child)
+      return file === undefined
+        ? { name, kind: 'directory' as const }
+        : { name, kind: 'file' as const, size: file.data.length }
+    })
+    return next === undefined ? { entries } : { entries, next }
+  }
+
   return {
     capabilities: {
       read: true,
@@ -138,23 +156,10 @@ export function memoryWorkspace(
     async write(path, data, options) {
       return put(path, data, options)
     },
-    async list(path, options: ListOptions = {}): Promise<ListPage> {
-      const children = dirs.get(path)
-      if (children === undefined) {
-        if (files.has(path))
-          throw new IsoagentError('not_directory', `${path} is a file`, { data: { path } })
-        throw notFound(path)
-      }
-      const { names: slice, next } = pageOfNames([...children].sort(), options.after, options.limit)
-      const entries = slice.map((name) => {
-        const child = WorkspacePath.child(path, name)
-        const file = files.get(child)
-        return file === undefined
-          ? { name, kind: 'directory' as const }
-          : { name, kind: 'file' as const, size: file.data.length }
-      })
-      return next === undefined ? { entries } : { entries, next }
+    async list(path, options) {
+      return listPage(path, options)
     },
+    listNow: listPage,
     async mkdir(path) {
       ensureDir(path)
     },

@@ -195,6 +195,7 @@ export function localWorkspace(
       })
     },
 
+    ...(syncIo ? { listNow: files.listSync } : {}),
     async list(path, listOptions = {}): Promise<ListPage> {
       if (syncIo) return files.listSync(path, listOptions)
       const real = resolve(path)

@@ -103,6 +103,10 @@ function readerFor(
       check()
       return files.listSync(path, options)
     },
+    listNow: (path: WorkspacePath, options?: ListOptions) => {
+      check()
+      return files.listSync(path, options)
+    },
     stat: (path: WorkspacePath) => {
       check()
       return files.stat(path)

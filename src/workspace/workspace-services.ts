@@ -117,6 +117,14 @@ export interface WorkspaceServices {
   write(path: WorkspacePath, data: Uint8Array, options?: WriteOptions): Promise<WriteOutcome>
   /** One page of a directory's entries, sorted by name. */
   list(path: WorkspacePath, options?: ListOptions): Promise<ListPage>
+  /**
+   * The same page as {@link WorkspaceServices.list}, served at once where the backend can (a
+   * local disk, memory), or undefined where it cannot serve this listing at once: callers then
+   * use `list`. Throws what `list` rejects with. A search lists thousands of directories; not
+   * waiting for each lets its walk run without a pause. A wrapper that changes what `list` gives
+   * must change this too, or leave it out.
+   */
+  listNow?(path: WorkspacePath, options?: ListOptions): ListPage | undefined
   /** Create a directory (and its parents). Existing directories are fine. */
   mkdir(path: WorkspacePath): Promise<void>
   /** Remove a file, or a directory with `recursive`. */

@@ -120,12 +120,20 @@ describe.each(['memory', 'local, one thread', 'local, two threads'] as const)(
 /** A memory workspace whose directory listings are counted. */
 function countingWorkspace(files: Record<string, string>) {
   const inner = memoryWorkspace(files)
-  const counts = { lists: 0 }
+  const counts = { lists: 0, byPath: new Map<string, number>() }
+  const count = (path: string) => {
+    counts.lists++
+    counts.byPath.set(path, (counts.byPath.get(path) ?? 0) + 1)
+  }
   const workspace: WorkspaceServices = {
     ...inner,
     list(path, options) {
-      counts.lists++
+      count(path)
       return inner.list(path, options)
+    },
+    listNow(path, options) {
+      count(path)
+      return inner.listNow!(path, options)
     },
   }
   return { workspace, counts }
@@ -144,7 +152,8 @@ describe('the kept walk', () => {
     expect(pages).toHaveLength(13)
     // The root, ten directories, and nothing listed twice.
     expect(counts.lists).toBe(11)
-    // A read-only call between pages keeps it.
+    // A read-only call between pages keeps it: the second page lists no directory again.
+    counts.byPath.clear()
     const first = await session.tool('search', args)
     await session.readFile('d0/f1.txt')
     const second = await session.tool('search', {
@@ -152,7 +161,8 @@ describe('the kept walk', () => {
       cursor: first.metadata!.next_cursor as string,
     })
     expect(second.output).toBe(pages[1]!.output)
-    expect(counts.lists).toBe(22)
+    expect(counts.byPath.get('')).toBe(1)
+    expect([...counts.byPath.values()].every((n) => n === 1)).toBe(true)
     await session.close()
   })
 

@@ -310,39 +310,52 @@ describe.each(['memory', 'local'] as const)('search on %s workspace', (kind) => 
 })
 
 describe('search over a backend that fails underneath', () => {
-  it('counts directories it cannot list and files that vanish mid-walk, and goes on', async () => {
-    const inner = memoryWorkspace({
-      'a.txt': 'needle\n',
-      'locked/b.txt': 'needle\n',
-      'gone.txt': 'needle\n',
-      'z.txt': 'needle\n',
-    })
-    const flaky: WorkspaceServices = {
-      ...inner,
-      async list(path, options) {
-        if (path === 'locked')
-          throw new IsoagentError('permission_denied', 'locked: permission denied')
-        return inner.list(path, options)
-      },
-      async read(path, range) {
-        if (path === 'gone.txt') throw new IsoagentError('not_found', 'gone.txt vanished')
-        return inner.read(path, range)
-      },
-      readNow(path, range) {
-        if (path === 'gone.txt') throw new IsoagentError('not_found', 'gone.txt vanished')
-        return inner.readNow!(path, range)
-      },
-    }
-    const s = await Agent.create().session(flaky)
-    const r = await s.tool('search', {
-      mode: 'grep',
-      query: 'needle',
-      output_mode: 'files_with_matches',
-    })
-    expect(r.exitCode, r.output).toBe(0)
-    expect(r.output).toBe('a.txt\nz.txt')
-    expect(r.metadata).toMatchObject({ files_skipped: { unreadable_dirs: 1, vanished: 1 } })
-  })
+  // At once (listNow, readNow) and through promises only: the walk takes either path.
+  it.each([true, false])(
+    'counts directories it cannot list and files that vanish mid-walk, and goes on (at once: %s)',
+    async (atOnce) => {
+      const inner = memoryWorkspace({
+        'a.txt': 'needle\n',
+        'locked/b.txt': 'needle\n',
+        'gone.txt': 'needle\n',
+        'z.txt': 'needle\n',
+      })
+      const locked = () => new IsoagentError('permission_denied', 'locked: permission denied')
+      const gone = () => new IsoagentError('not_found', 'gone.txt vanished')
+      const flaky: WorkspaceServices = {
+        ...inner,
+        async list(path, options) {
+          if (path === 'locked') throw locked()
+          return inner.list(path, options)
+        },
+        async read(path, range) {
+          if (path === 'gone.txt') throw gone()
+          return inner.read(path, range)
+        },
+        listNow: atOnce
+          ? (path, options) => {
+              if (path === 'locked') throw locked()
+              return inner.listNow!(path, options)
+            }
+          : undefined,
+        readNow: atOnce
+          ? (path, range) => {
+              if (path === 'gone.txt') throw gone()
+              return inner.readNow!(path, range)
+            }
+          : undefined,
+      }
+      const s = await Agent.create().session(flaky)
+      const r = await s.tool('search', {
+        mode: 'grep',
+        query: 'needle',
+        output_mode: 'files_with_matches',
+      })
+      expect(r.exitCode, r.output).toBe(0)
+      expect(r.output).toBe('a.txt\nz.txt')
+      expect(r.metadata).toMatchObject({ files_skipped: { unreadable_dirs: 1, vanished: 1 } })
+    },
+  )
 })
 
 describe('search on local disk only', () => {

@@ -5,7 +5,7 @@ import { UNIT_DEPTH } from './grep-pipeline.ts'
 import { compilePathGlob, prunerFor } from './path-filter.ts'
 import { ahead, SearchPipeline, UnitGrouping } from './pipeline.ts'
 import { runTreeListJob } from './scan-job.ts'
-import { walkFiles, type WalkSkips } from './walk.ts'
+import { Walk, type WalkSkips } from './walk.ts'
 
 /**
  * A glob walks this long itself (ms of its own walking, pauses between pages not counted) before
@@ -15,6 +15,8 @@ import { walkFiles, type WalkSkips } from './walk.ts'
 const WALK_HERE_MS = 40
 /** Directories handed over and not yet consumed, per scanner thread, at most. */
 const UNITS_PER_THREAD = 16
+/** Matching files handed out together, at most (fewer when the walk must wait). */
+const BATCH = 128
 /** What a glob pipeline counts: what its walk skipped, and the files it walked. */
 export interface GlobCounters extends WalkSkips {
   files_walked: number
@@ -65,7 +67,7 @@ export function globPipeline(
     return ms >= after ? scanner.threads : 0
   }
   const startDepth = start === '' ? 0 : start.split('/').length
-  const walk = walkFiles(workspace, {
+  const walk = new Walk(workspace, {
     start,
     signal: stop.signal,
     skips: counters,
@@ -84,7 +86,7 @@ export function globPipeline(
     walkId,
   })
 
-  async function* paths(): AsyncGenerator<WorkspacePath, void> {
+  async function* paths(): AsyncGenerator<readonly WorkspacePath[], void> {
     /** A directory handed over whole; `settle` is set while it waits in an unsent group. */
     interface Unit {
       dir: WorkspacePath
@@ -97,6 +99,11 @@ export function globPipeline(
     /** Directories to hand over together, in one request. */
     let group: Unit[] = []
     const grouping = new UnitGrouping()
+    /** Files ready to come out, in walk order. */
+    let ready: WorkspacePath[] = []
+    // The walk is paused from when a batch comes out until the next is asked for.
+    const pause = () => void (walkedMs += performance.now() - resumed)
+    const resume = () => void (resumed = performance.now())
     const send = () => {
       const sent = group
       group = []
@@ -111,10 +118,8 @@ export function globPipeline(
         delete unit.settle
       })
     }
-    /** The files of the head of the queue, once ready to come out. */
-    const take = async (): Promise<readonly WorkspacePath[]> => {
-      const head = queue.shift()!
-      if (typeof head === 'string') return [head]
+    /** The files of a handed-over directory at the head of the queue, once they are back. */
+    const take = async (head: Unit): Promise<readonly WorkspacePath[]> => {
       units--
       if (head.settle !== undefined) send()
       const done = await head.list
@@ -125,7 +130,19 @@ export function globPipeline(
       return done.files
     }
     try {
-      for await (const entry of walk) {
+      for (;;) {
+        let entry = walk.step()
+        if (entry instanceof Promise) {
+          // What is ready comes out before the walk waits.
+          if (ready.length > 0) {
+            pause()
+            yield ready
+            ready = []
+            resume()
+          }
+          entry = await entry
+        }
+        if (entry === undefined) break
         if (typeof entry !== 'string') {
           let settle!: Unit['settle']
           const list = ahead(new Promise<TreeListOutcome>((resolve) => (settle = resolve)))
@@ -143,16 +160,36 @@ export function globPipeline(
         while (
           queue.length > 0 &&
           (typeof queue[0] === 'string' || units >= UNITS_PER_THREAD * Math.max(1, threads()))
-        )
-          for (const path of await take()) {
-            // The walk is paused from here until the next path is asked for.
-            walkedMs += performance.now() - resumed
-            yield path
-            resumed = performance.now()
+        ) {
+          const head = queue.shift()!
+          if (typeof head === 'string') ready.push(head)
+          else {
+            if (ready.length > 0) {
+              pause()
+              yield ready
+              ready = []
+              resume()
+            }
+            ready.push(...(await take(head)))
           }
+        }
+        if (ready.length >= BATCH) {
+          pause()
+          yield ready
+          ready = []
+          resume()
+        }
       }
-      while (queue.length > 0) for (const path of await take()) yield path
+      for (const head of queue) {
+        if (typeof head === 'string') ready.push(head)
+        else {
+          if (ready.length > 0) yield ready
+          ready = [...(await take(head))]
+        }
+      }
+      if (ready.length > 0) yield ready
     } finally {
+      walk.close()
       stop.abort()
     }
   }

@@ -127,7 +127,7 @@ export function grepPipeline(options: GrepPipelineOptions): SearchPipeline<Scann
       return runTreeScanJob(workspace, job, tree(dirs, after), stop.signal)
     })
 
-  async function* scans(): AsyncGenerator<Scanned, void> {
+  async function* scans(): AsyncGenerator<readonly Scanned[], void> {
     interface FileItem {
       path: WorkspacePath
       /** The outcome, or the promise of it. */
@@ -236,10 +236,9 @@ export function grepPipeline(options: GrepPipelineOptions): SearchPipeline<Scann
           queue.push(item)
           queued++
         }
-        if (queued >= (threads > 0 ? SCANNER_BATCH * 4 * threads : SCAN_AHEAD))
-          for (const scan of await take()) yield scan
+        if (queued >= (threads > 0 ? SCANNER_BATCH * 4 * threads : SCAN_AHEAD)) yield await take()
       }
-      while (queue.length > 0) for (const scan of await take()) yield scan
+      while (queue.length > 0) yield await take()
     } finally {
       stop.abort()
     }

@@ -12,13 +12,17 @@ export type Counters<C> = { [K in keyof C]: number }
 export class SearchPipeline<T, C extends Counters<C>> {
   /** Items taken back by a page that ended on them, next out first (last in the array). */
   private readonly back: T[] = []
+  /** The batch being consumed, and the next item of it. */
+  private batch: readonly T[] = []
+  private at = 0
   private consumer: AbortSignal | undefined
   private readonly onAbort = () => this.stop.abort()
   /** The counters at the last {@link SearchPipeline.countsSince}. */
   private reported: C
 
   constructor(
-    private readonly source: AsyncGenerator<T, void>,
+    /** Results in walk order, in batches (as they become ready together). */
+    private readonly source: AsyncGenerator<readonly T[], void>,
     /** Aborts the work running ahead. */
     private readonly stop: AbortController,
     /** What the pipeline counts as it goes (files walked, directories skipped, ...). */
@@ -42,11 +46,24 @@ export class SearchPipeline<T, C extends Counters<C>> {
     else signal.addEventListener('abort', this.onAbort, { once: true })
   }
 
-  /** The next item, or undefined at the end. */
-  async next(): Promise<T | undefined> {
+  /**
+   * The next item, or undefined at the end: at once while the batch at hand lasts, else a
+   * promise. Await a promise before the next call.
+   */
+  next(): T | undefined | Promise<T | undefined> {
     if (this.back.length > 0) return this.back.pop()
-    const step = await this.source.next()
-    return step.done === true ? undefined : step.value
+    if (this.at < this.batch.length) return this.batch[this.at++]
+    return this.refill()
+  }
+
+  private async refill(): Promise<T | undefined> {
+    for (;;) {
+      const step = await this.source.next()
+      if (step.done === true) return undefined
+      this.batch = step.value
+      this.at = 0
+      if (this.batch.length > 0) return this.batch[this.at++]
+    }
   }
 
   /** Put back an item the current page will not use: it comes out next. */

@@ -12,8 +12,7 @@ import type { WorkspacePath } from '../../workspace/workspace-path.ts'
 import { compileLineMatcher, type LineMatcher } from './line-matcher.ts'
 import { compilePathGlob, prunerFor } from './path-filter.ts'
 import { scanFileSoon, type FileReader, type ScanRequest } from './scan-file.ts'
-import { walkFiles, type WalkSkips, type WalkSource } from './walk.ts'
-import type { IgnoreLevel } from './ignore-rules.ts'
+import { walkFiles, type SharedLevels, type WalkSkips, type WalkSource } from './walk.ts'
 
 let compiled: { key: string; matcher: LineMatcher } | undefined
 
@@ -89,7 +88,7 @@ export function outcomeError(outcome: FileScanOutcome): IsoagentError | undefine
 }
 
 /** Ignore levels above the directories of one search (its `walkId`), kept for its next trees. */
-let levels: { walkId: string; cache: Map<WorkspacePath, Promise<IgnoreLevel>> } | undefined
+let levels: { walkId: string; cache: SharedLevels } | undefined
 
 /** The ignore levels cache shared by the directories of the search `walkId`. */
 function levelsOf(walkId: string) {
@@ -100,7 +99,7 @@ function levelsOf(walkId: string) {
 /** How a tree job walks each of its directories. */
 interface UnitWalk {
   backendOrder: boolean
-  unitOf: Map<WorkspacePath, Promise<IgnoreLevel>>
+  unitOf: SharedLevels
   enter: ((dir: WorkspacePath) => boolean) | undefined
   signal: AbortSignal | undefined
   after?: WorkspacePath | undefined

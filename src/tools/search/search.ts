@@ -220,7 +220,10 @@ async function runGlob(args: SearchArgs, context: ToolContext): Promise<ToolResu
   const paths: string[] = []
   let more = false
   try {
-    for (let path = await pipeline.next(); path !== undefined; path = await pipeline.next()) {
+    for (;;) {
+      let path = pipeline.next()
+      if (path instanceof Promise) path = await path
+      if (path === undefined) break
       if (passOver > 0) {
         passOver--
         continue
@@ -357,7 +360,8 @@ async function runGrep(args: SearchArgs, context: ToolContext): Promise<ToolResu
   try {
     for (;;) {
       const here = inside !== undefined
-      const scan = here ? await inside : await pipeline.next()
+      let scan = here ? await inside : pipeline.next()
+      if (scan instanceof Promise) scan = await scan
       inside = undefined
       if (scan === undefined) break
       const { path } = scan

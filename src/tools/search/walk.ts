@@ -1,7 +1,12 @@
 import { IsoagentError } from '../../errors.ts'
 import { decodeUtf8 } from '../../text/bytes.ts'
 import { WorkspacePath } from '../../workspace/workspace-path.ts'
-import type { DirEntry, WorkspaceServices } from '../../workspace/workspace-services.ts'
+import type {
+  DirEntry,
+  WorkspaceServices,
+  WorkspaceStat,
+} from '../../workspace/workspace-services.ts'
+import type { Ignore } from 'ignore'
 import { compileIgnore, ignoreDecision, IGNORE_FILES, type IgnoreLevel } from './ignore-rules.ts'
 import { compareNames } from './path-order.ts'
 
@@ -13,8 +18,14 @@ export interface WalkSkips {
   unreadable_ignore_files: number
 }
 
-/** What a walk reads through: listings, stats and ignore files. */
-export type WalkSource = Pick<WorkspaceServices, 'list' | 'stat' | 'read'>
+/** What a walk reads through: listings, stats and ignore files, at once where it can. */
+export type WalkSource = Pick<WorkspaceServices, 'list' | 'stat' | 'read' | 'listNow' | 'readNow'>
+
+/**
+ * Ignore levels of directories above the units of one larger walk, shared by the walks of those
+ * units: each is read once, by the first unit below it.
+ */
+export type SharedLevels = Map<WorkspacePath, IgnoreLevel | Promise<IgnoreLevel>>
 
 /** Options of {@link walkFiles}. */
 export interface WalkOptions {
@@ -42,7 +53,7 @@ export interface WalkOptions {
    * counted again. The larger walk saw the start as a directory: if it is none now (gone, or
    * replaced by a file), it counts as an unreadable directory and nothing is yielded.
    */
-  unitOf?: Map<WorkspacePath, Promise<IgnoreLevel>>
+  unitOf?: SharedLevels
 }
 
 /** A directory handed over by {@link WalkOptions.delegate}. */
@@ -50,51 +61,229 @@ export interface WalkUnit {
   unit: WorkspacePath
 }
 
+/** What a walk gives: a file, or a directory handed over whole. */
+export type WalkItem = WorkspacePath | WalkUnit
+
 const PAGE = 1000
-/** Directory listings fetched ahead of the walk, at most. */
+/** Directory listings fetched ahead of the walk, at most, where listings must be waited for. */
 const PREFETCH = 32
 
-async function listAll(ws: WalkSource, dir: WorkspacePath): Promise<DirEntry[]> {
-  const out: DirEntry[] = []
-  let after: string | undefined
-  for (;;) {
-    const page = await ws.list(dir, { after, limit: PAGE })
-    out.push(...page.entries)
-    if (page.next === undefined) return out
-    after = page.next
+/**
+ * What the walk asks of the workspace. The walk itself is a synchronous generator that yields
+ * these and is resumed with the answer (or thrown the failure): where the workspace answers at
+ * once (`listNow`, `readNow`) the whole walk runs without a pause, elsewhere each request is
+ * awaited. One algorithm either way.
+ */
+type Request =
+  /** Every entry of a directory (all pages). */
+  | { op: 'list'; path: WorkspacePath }
+  /** A directory the walk will list soon: a hint, answered with nothing. */
+  | { op: 'prefetch'; path: WorkspacePath }
+  | { op: 'read'; path: WorkspacePath }
+  | { op: 'stat'; path: WorkspacePath }
+  /** The ignore level of a directory above the start, from {@link WalkOptions.unitOf}. */
+  | { op: 'level'; dir: WorkspacePath }
+
+type Steps<Y, R> = Generator<Request | Y, R, unknown>
+type Answer = { value: unknown } | { error: unknown }
+const EMPTY_SKIPS = (): WalkSkips => ({ unreadable_dirs: 0, unreadable_ignore_files: 0 })
+
+function isRequest(value: unknown): value is Request {
+  return typeof value === 'object' && value !== null && 'op' in value
+}
+
+/** Answers a walk's requests through a workspace: at once where it can, else asynchronously. */
+class WalkIo {
+  /** Whether listings are worth fetching ahead (they cannot be had at once). */
+  readonly prefetching: boolean
+  private readonly ahead = new Map<WorkspacePath, Promise<DirEntry[]>>()
+
+  constructor(
+    private readonly ws: WalkSource,
+    private readonly shared: SharedLevels | undefined,
+  ) {
+    this.prefetching = ws.listNow === undefined
+  }
+
+  /** The answer at once, or undefined when it must be waited for ({@link WalkIo.later}). */
+  now(request: Request): Answer | undefined {
+    try {
+      switch (request.op) {
+        case 'list': {
+          if (this.ahead.has(request.path)) return undefined
+          const entries = this.listNow(request.path)
+          return entries === undefined ? undefined : { value: entries }
+        }
+        case 'prefetch':
+          if (this.ahead.size < PREFETCH && !this.ahead.has(request.path)) {
+            const listing = this.listAll(request.path)
+            listing.catch(() => {})
+            this.ahead.set(request.path, listing)
+          }
+          return { value: undefined }
+        case 'read': {
+          const bytes = this.ws.readNow?.(request.path)
+          return bytes === undefined ? undefined : { value: bytes }
+        }
+        case 'stat':
+          return undefined
+        case 'level': {
+          const level = this.sharedLevel(request.dir)
+          return level instanceof Promise ? undefined : { value: level }
+        }
+      }
+    } catch (error) {
+      return { error }
+    }
+  }
+
+  /** The answer, waited for. */
+  async later(request: Request): Promise<Answer> {
+    try {
+      switch (request.op) {
+        case 'list': {
+          const listing = this.ahead.get(request.path)
+          this.ahead.delete(request.path)
+          return { value: await (listing ?? this.listAll(request.path)) }
+        }
+        case 'read':
+          return { value: await this.ws.read(request.path) }
+        case 'stat':
+          return { value: await this.ws.stat(request.path) }
+        case 'level':
+          return { value: await this.sharedLevel(request.dir) }
+        case 'prefetch':
+          return { value: undefined }
+      }
+    } catch (error) {
+      return { error }
+    }
+  }
+
+  private listNow(dir: WorkspacePath): DirEntry[] | undefined {
+    if (this.ws.listNow === undefined) return undefined
+    let page = this.ws.listNow(dir, { limit: PAGE })
+    if (page === undefined) return undefined
+    if (page.next === undefined) return page.entries
+    const out = [...page.entries]
+    while (page.next !== undefined) {
+      page = this.ws.listNow(dir, { after: page.next, limit: PAGE })
+      if (page === undefined) return undefined
+      out.push(...page.entries)
+    }
+    return out
+  }
+
+  private async listAll(dir: WorkspacePath): Promise<DirEntry[]> {
+    const out: DirEntry[] = []
+    let after: string | undefined
+    for (;;) {
+      const page = await this.ws.list(dir, { after, limit: PAGE })
+      out.push(...page.entries)
+      if (page.next === undefined) return out
+      after = page.next
+    }
+  }
+
+  /** The shared level of `dir`, read (by this walk) when no unit has read it yet. */
+  private sharedLevel(dir: WorkspacePath): IgnoreLevel | Promise<IgnoreLevel> {
+    const cache = this.shared!
+    const cached = cache.get(dir)
+    if (cached !== undefined) return cached
+    // What reading it skipped was counted by the larger walk.
+    const level = drive(this, ancestorLevel(dir, EMPTY_SKIPS()))
+    cache.set(dir, level)
+    if (level instanceof Promise)
+      void level.then((value) => {
+        if (cache.get(dir) === level) cache.set(dir, value)
+      })
+    return level
   }
 }
 
-async function readIgnore(ws: WalkSource, path: WorkspacePath, skips: WalkSkips) {
+/**
+ * Run `steps` until they give something that is not a request, or end: at once while `io`
+ * answers at once, else as a promise.
+ */
+function advance<Y, R>(
+  io: WalkIo,
+  steps: Steps<Y, R>,
+  answer?: Answer,
+): IteratorResult<Y, R> | Promise<IteratorResult<Y, R>> {
+  let step =
+    answer === undefined
+      ? steps.next()
+      : 'error' in answer
+        ? steps.throw(answer.error)
+        : steps.next(answer.value)
+  while (!step.done && isRequest(step.value)) {
+    const request: Request = step.value
+    const now = io.now(request)
+    if (now === undefined) return io.later(request).then((later) => advance(io, steps, later))
+    step = 'error' in now ? steps.throw(now.error) : steps.next(now.value)
+  }
+  return step as IteratorResult<Y, R>
+}
+
+/** The result of steps that only ask, at once where `io` answers at once. */
+function drive<R>(io: WalkIo, steps: Steps<never, R>): R | Promise<R> {
+  const done = advance(io, steps)
+  return done instanceof Promise ? done.then((d) => d.value as R) : (done.value as R)
+}
+
+function* readIgnore(path: WorkspacePath, skips: WalkSkips): Steps<never, Ignore | undefined> {
   try {
-    return compileIgnore(decodeUtf8(await ws.read(path), path))
+    const bytes = (yield { op: 'read', path }) as Uint8Array
+    return compileIgnore(decodeUtf8(bytes, path))
   } catch {
     skips.unreadable_ignore_files++
     return undefined
   }
 }
 
-async function levelFor(
-  ws: WalkSource,
+/** The ignore level of `dir`, whose entries are `entries`. */
+function* levelFor(
   dir: WorkspacePath,
-  names: Set<string>,
+  entries: readonly DirEntry[],
   skips: WalkSkips,
-): Promise<IgnoreLevel> {
-  const matchers = await Promise.all(
-    IGNORE_FILES.map((f) =>
-      names.has(f)
-        ? readIgnore(ws, WorkspacePath.child(dir, f), skips)
-        : Promise.resolve(undefined),
-    ),
-  )
-  const hasGit = names.has('.git')
-  let exclude
+): Steps<never, IgnoreLevel> {
+  const matchers: (Ignore | undefined)[] = IGNORE_FILES.map(() => undefined)
+  let present: Set<string> | undefined
+  for (const entry of entries)
+    if (entry.name.charCodeAt(0) === 0x2e) (present ??= new Set()).add(entry.name)
+  if (present === undefined) return { base: dir, matchers, hasGit: false }
+  for (let k = 0; k < IGNORE_FILES.length; k++)
+    if (present.has(IGNORE_FILES[k]!))
+      matchers[k] = yield* readIgnore(WorkspacePath.child(dir, IGNORE_FILES[k]!), skips)
+  const hasGit = present.has('.git')
+  let exclude: Ignore | undefined
   if (hasGit) {
     const path = WorkspacePath.child(dir, '.git/info/exclude')
-    const stat = await ws.stat(path).catch(() => undefined)
-    if (stat?.kind === 'file') exclude = await readIgnore(ws, path, skips)
+    let stat: WorkspaceStat | undefined
+    try {
+      stat = (yield { op: 'stat', path }) as WorkspaceStat | undefined
+    } catch {
+      stat = undefined
+    }
+    if (stat?.kind === 'file') exclude = yield* readIgnore(path, skips)
   }
   return { base: dir, matchers, hasGit, ...(exclude ? { exclude } : {}) }
+}
+
+/** The ignore level of a directory above the start (an unlistable one has no rules). */
+function* ancestorLevel(dir: WorkspacePath, skips: WalkSkips): Steps<never, IgnoreLevel> {
+  let entries: DirEntry[]
+  try {
+    entries = (yield { op: 'list', path: dir }) as DirEntry[]
+  } catch {
+    entries = []
+  }
+  return yield* levelFor(dir, entries, skips)
+}
+
+/** Whether a level can decide anything (rules, or a repository boundary). */
+function matters(level: IgnoreLevel): boolean {
+  return level.hasGit || level.exclude !== undefined || level.matchers.some((m) => m !== undefined)
 }
 
 /**
@@ -136,18 +325,65 @@ export function comparePaths(a: string, b: string): number {
 export function walkFiles(
   ws: WalkSource,
   options: WalkOptions & { delegate: (dir: WorkspacePath) => boolean },
-): AsyncGenerator<WorkspacePath | WalkUnit>
+): AsyncGenerator<WalkItem>
 export function walkFiles(ws: WalkSource, options: WalkOptions): AsyncGenerator<WorkspacePath>
-export async function* walkFiles(
-  ws: WalkSource,
-  options: WalkOptions,
-): AsyncGenerator<WorkspacePath | WalkUnit> {
+export async function* walkFiles(ws: WalkSource, options: WalkOptions): AsyncGenerator<WalkItem> {
+  const walk = new Walk(ws, options)
+  try {
+    for (;;) {
+      let item = walk.step()
+      if (item instanceof Promise) item = await item
+      if (item === undefined) return
+      yield item
+    }
+  } finally {
+    walk.close()
+  }
+}
+
+/**
+ * The walk of {@link walkFiles}, stepped by its consumer: each {@link Walk.step} gives the next
+ * item at once while the workspace answers at once (`listNow`, `readNow`), and a promise of it
+ * only where something must be waited for. A consumer that takes files one at a time from a
+ * local disk or memory pays no promise per file.
+ */
+export class Walk {
+  private readonly io: WalkIo
+  private readonly steps: Steps<WalkItem, void>
+
+  constructor(ws: WalkSource, options: WalkOptions) {
+    this.io = new WalkIo(ws, options.unitOf)
+    this.steps = walkSteps(options, this.io.prefetching)
+  }
+
+  /**
+   * The next file or handed-over directory, or undefined at the end: at once, or a promise when
+   * the walk must wait. Await a promise before the next step. Throws (or rejects with) what the
+   * walk fails with: `not_found` for a missing start, `cancelled` once the signal is aborted.
+   */
+  step(): WalkItem | undefined | Promise<WalkItem | undefined> {
+    const next = advance(this.io, this.steps)
+    return next instanceof Promise
+      ? next.then((n) => n.value ?? undefined)
+      : (next.value ?? undefined)
+  }
+
+  /** End the walk early. */
+  close(): void {
+    this.steps.return()
+  }
+}
+
+function* walkSteps(options: WalkOptions, prefetching: boolean): Steps<WalkItem, void> {
   const { start, signal, skips, inclusive, backendOrder } = options
   const after = backendOrder ? undefined : options.after
-  const stat = await ws.stat(start).catch((error: unknown) => {
+  let stat: WorkspaceStat | undefined
+  try {
+    stat = (yield { op: 'stat', path: start }) as WorkspaceStat | undefined
+  } catch (error) {
     if (options.unitOf === undefined) throw error
-    return undefined
-  })
+    stat = undefined
+  }
   if (options.unitOf !== undefined && stat?.kind !== 'directory') {
     skips.unreadable_dirs++
     return
@@ -160,84 +396,71 @@ export async function* walkFiles(
     if (!before(start, after, false, inclusive)) yield start
     return
   }
-  // Ignore rules of the directories above the start apply too.
+  // Ignore rules of the directories above the start apply too. Only levels that can decide
+  // anything are kept: most directories have no ignore file.
   const levels: IgnoreLevel[] = []
   const ancestors: WorkspacePath[] = []
   for (let p = start; p !== ''; p = WorkspacePath.parent(p))
     ancestors.unshift(WorkspacePath.parent(p))
-  const ancestorLevel = async (dir: WorkspacePath, counted: WalkSkips) => {
-    const names = new Set((await listAll(ws, dir).catch(() => [] as DirEntry[])).map((e) => e.name))
-    return levelFor(ws, dir, names, counted)
-  }
   for (const dir of ancestors) {
-    const cache = options.unitOf
-    if (cache === undefined) {
-      levels.push(await ancestorLevel(dir, skips))
-      continue
-    }
-    let level = cache.get(dir)
-    if (level === undefined) {
-      level = ancestorLevel(dir, { unreadable_dirs: 0, unreadable_ignore_files: 0 })
-      cache.set(dir, level)
-    }
-    levels.push(await level)
+    const level =
+      options.unitOf === undefined
+        ? yield* ancestorLevel(dir, skips)
+        : ((yield { op: 'level', dir }) as IgnoreLevel)
+    if (matters(level)) levels.push(level)
   }
 
-  // Listings of directories about to be entered, fetched ahead so their I/O overlaps the walk.
-  const ahead = new Map<WorkspacePath, Promise<DirEntry[]>>()
-  const prefetch = (dir: WorkspacePath) => {
-    if (ahead.size >= PREFETCH || ahead.has(dir)) return
-    const listing = listAll(ws, dir)
-    listing.catch(() => {})
-    ahead.set(dir, listing)
-  }
   interface Frame {
     items: { path: WorkspacePath; isDir: boolean }[]
     next: number
+    /** Whether this directory's level is on `levels`. */
+    level: boolean
   }
   /** List `dir` and decide what of it the walk sees; undefined when it cannot be listed. */
-  async function open(dir: WorkspacePath): Promise<Frame | undefined> {
+  function* open(dir: WorkspacePath): Steps<never, Frame | undefined> {
     if (signal?.aborted) throw new IsoagentError('cancelled', 'search cancelled')
     let entries: DirEntry[]
     try {
-      const listing = ahead.get(dir)
-      ahead.delete(dir)
-      entries = await (listing ?? listAll(ws, dir))
+      entries = (yield { op: 'list', path: dir }) as DirEntry[]
     } catch {
       skips.unreadable_dirs++
       return undefined
     }
-    const names = new Set(entries.map((e) => e.name))
-    levels.push(await levelFor(ws, dir, names, skips))
-    if (!backendOrder) entries.sort((a, b) => compareNames(a.name, b.name))
+    const level = yield* levelFor(dir, entries, skips)
+    const kept = matters(level)
+    if (kept) levels.push(level)
+    if (!backendOrder && !inOrder(entries))
+      entries = [...entries].sort((a, b) => compareNames(a.name, b.name))
     const items: Frame['items'] = []
     for (const entry of entries) {
       if (entry.kind !== 'file' && entry.kind !== 'directory') continue
       const path = WorkspacePath.child(dir, entry.name)
       const isDir = entry.kind === 'directory'
-      if (before(path, resumeAfter, isDir, inclusive)) continue
-      const decision = ignoreDecision(levels, path, isDir)
+      if (resumeAfter !== undefined && before(path, resumeAfter, isDir, inclusive)) continue
+      const decision = levels.length === 0 ? undefined : ignoreDecision(levels, path, isDir)
       if (decision === 'ignore') continue
       // Hidden entries are skipped unless an ignore file re-includes them (`!.github/`).
-      if (entry.name.startsWith('.') && decision !== 'whitelist') continue
+      if (entry.name.charCodeAt(0) === 0x2e && decision !== 'whitelist') continue
       if (isDir && options.enter !== undefined && !options.enter(path)) continue
       items.push({ path, isDir })
     }
-    for (const item of items) if (item.isDir && !options.delegate?.(item.path)) prefetch(item.path)
-    return { items, next: 0 }
+    if (prefetching)
+      for (const item of items)
+        if (item.isDir && !options.delegate?.(item.path)) yield { op: 'prefetch', path: item.path }
+    return { items, next: 0, level: kept }
   }
   // Depth first with an explicit stack: one generator, however deep the tree.
   const stack: Frame[] = []
   /** The cursor position until the walk is past it; then everything ahead is after it. */
   let resumeAfter = after
-  const root = await open(start)
+  const root = yield* open(start)
   if (root !== undefined) stack.push(root)
   while (stack.length > 0) {
     const top = stack[stack.length - 1]!
     const item = top.items[top.next++]
     if (item === undefined) {
       stack.pop()
-      levels.pop()
+      if (top.level) levels.pop()
       continue
     }
     if (!item.isDir) {
@@ -251,7 +474,14 @@ export async function* walkFiles(
       yield { unit: item.path }
       continue
     }
-    const frame = await open(item.path)
+    const frame = yield* open(item.path)
     if (frame !== undefined) stack.push(frame)
   }
+}
+
+/** Whether siblings are in walk order already (listings usually are). */
+function inOrder(entries: readonly DirEntry[]): boolean {
+  for (let i = 1; i < entries.length; i++)
+    if (compareNames(entries[i - 1]!.name, entries[i]!.name) > 0) return false
+  return true
 }
