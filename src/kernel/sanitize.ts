@@ -16,6 +16,13 @@ export const CREDENTIAL_PATTERNS: readonly RegExp[] = [
   /\bxox[abposr]-[A-Za-z0-9-]{10,}\b/g,
 ]
 
+/**
+ * Matches wherever any of {@link CREDENTIAL_PATTERNS} can (each needs one of these literals): text
+ * without a hit is passed over in one scan instead of seven. Kept beside the patterns it covers.
+ */
+const CREDENTIAL_HINT =
+  /-----BEGIN |A(?:KIA|SIA|GPA|IDA|ROA|NPA|NVA|IPA)|[sS][eE][cC][rR][eE][tT]|Bearer|sk-|gh[pousr]_|xox[abposr]-/
+
 /** A match's replacement: its `keep` group, if any, then {@link REDACTED}. */
 function redact(...args: unknown[]): string {
   const groups = args[args.length - 1]
@@ -30,22 +37,27 @@ function escapeRegExp(text: string): string {
 
 /** Redacts host-supplied secrets and built-in credential patterns from strings and JSON values. */
 export class Sanitizer {
-  private readonly patterns: RegExp[]
+  private readonly secrets: RegExp | undefined
 
   constructor(secrets: readonly string[] = []) {
     const literal = [...new Set(secrets.filter((s) => typeof s === 'string' && s.length > 0))]
       .sort((a, b) => b.length - a.length)
       .map(escapeRegExp)
-    this.patterns = [
-      ...(literal.length > 0 ? [new RegExp(literal.join('|'), 'g')] : []),
-      ...CREDENTIAL_PATTERNS,
-    ]
+    this.secrets = literal.length > 0 ? new RegExp(literal.join('|'), 'g') : undefined
   }
 
   /** `text` with every secret replaced by {@link REDACTED}. */
   text(text: string): string {
     let out = text
-    for (const pattern of this.patterns) {
+    if (this.secrets !== undefined) {
+      this.secrets.lastIndex = 0
+      if (this.secrets.test(out)) {
+        this.secrets.lastIndex = 0
+        out = out.replace(this.secrets, redact)
+      }
+    }
+    if (!CREDENTIAL_HINT.test(out)) return out
+    for (const pattern of CREDENTIAL_PATTERNS) {
       pattern.lastIndex = 0
       if (pattern.test(out)) {
         pattern.lastIndex = 0

@@ -1,6 +1,6 @@
 import picomatch from 'picomatch'
 import { describe, expect, it } from 'vitest'
-import { directoryPruner } from '../../src/tools/search/path-filter.ts'
+import { compilePathGlob, directoryPruner } from '../../src/tools/search/path-filter.ts'
 
 const names = [
   'packages',
@@ -63,4 +63,49 @@ describe('directoryPruner', () => {
     for (const glob of ['*.ts', '!src/**', '{a,b/c}/*.ts', '@(x|y/z)/**', './src/*.ts', 'a\\/b/*'])
       expect(directoryPruner(glob), glob).toBeUndefined()
   })
+})
+
+describe('compilePathGlob', () => {
+  // It matches with picomatch's expression itself (and `**/name` on the name alone): the same
+  // answers as picomatch's own matcher, with ripgrep's rule that a glob without `/` is a name.
+  const globs = [
+    '*.ts',
+    '**/*.ts',
+    '**/x.ts',
+    'x.ts',
+    '/x.ts',
+    '/**/*.js',
+    '**/.hidden',
+    '.*',
+    '**/*',
+    '**/**',
+    '*',
+    '?.ts',
+    '**/{x,y}.{ts,js}',
+    '**/@(src|lib)',
+    '**/+(a|b) b',
+    'src/*.ts',
+    'src/**/index.ts',
+    'src/{x,y}.ts',
+    '@(x|y).ts',
+    '**/src/**',
+    '[a-p]*',
+    '**/[!a-p]*.ts',
+    '*.{ts,js}',
+  ]
+  for (const glob of globs) {
+    it(`matches what picomatch matches for ${glob}`, () => {
+      const ours = compilePathGlob(glob, 'query')
+      const body = glob.replace(/\[!/g, '[^').replace(/^\/+/, '')
+      const reference = picomatch(body, { dot: true, basename: !glob.includes('/') })
+      let matched = 0
+      const all = [...paths(glob.length * 7, 3000), glob.replace(/^\/+/, '')]
+      for (const path of all) {
+        const expected = reference(path)
+        if (expected) matched++
+        expect(ours(path), path).toBe(expected)
+      }
+      expect(matched).toBeGreaterThan(0)
+    })
+  }
 })

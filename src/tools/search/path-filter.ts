@@ -62,9 +62,19 @@ export function compilePathGlob(glob: string, what: string, start = ''): (path: 
   if (body.length === 0) throw new IsoagentError('invalid_argument', `${what} is an empty glob`)
   const dirOnly = body.length > 1 && body.endsWith('/')
   const trimmed = dirOnly ? body.replace(/\/+$/, '') : body
+  const pattern = trimmed.replace(/^\/+/, '')
+  // `**/name` (a name without `/`) matches what `name` matches, at any depth.
+  const named =
+    pattern.startsWith('**/') && !pattern.includes('/', 3) ? pattern.slice(3) : undefined
+  const onName = named !== undefined || !trimmed.includes('/')
   let match: (path: string) => boolean
   try {
-    match = picomatch(trimmed.replace(/^\/+/, ''), { dot: true, basename: !trimmed.includes('/') })
+    // What picomatch's matcher does, without its per-call option handling: the glob's own text
+    // matches, else its expression must (on the last segment, for a name glob).
+    const re = picomatch.makeRe(named ?? pattern, { dot: true })
+    match = onName
+      ? (path) => path === pattern || re.test(path.slice(path.lastIndexOf('/') + 1))
+      : (path) => path === pattern || re.test(path)
   } catch (cause) {
     throw new IsoagentError(
       'invalid_argument',
