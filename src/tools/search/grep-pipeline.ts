@@ -9,7 +9,7 @@ import type { WorkspaceServices } from '../../workspace/workspace-services.ts'
 import { ahead, SearchPipeline, UnitGrouping } from './pipeline.ts'
 import { scanFileSoon, type ScanRequest, type ScanResult } from './scan-file.ts'
 import { outcomeError, runTreeScanJob } from './scan-job.ts'
-import { walkFiles, type WalkSkips } from './walk.ts'
+import { Walk, type WalkSkips } from './walk.ts'
 
 /** Files scanned concurrently ahead of the one being consumed. */
 const SCAN_AHEAD = 16
@@ -86,7 +86,7 @@ export function grepPipeline(options: GrepPipelineOptions): SearchPipeline<Scann
   let walked = 0
   const scannerThreads = () => (walked > SCAN_HERE_FIRST ? (scanner?.threads ?? 0) : 0)
   const startDepth = start === '' ? 0 : start.split('/').length
-  const walk = walkFiles(workspace, {
+  const walk = new Walk(workspace, {
     start,
     signal: stop.signal,
     skips,
@@ -207,7 +207,10 @@ export function grepPipeline(options: GrepPipelineOptions): SearchPipeline<Scann
       return [{ path: item.path, ...outcome }]
     }
     try {
-      for await (const entry of walk) {
+      for (;;) {
+        let entry = walk.step()
+        if (entry instanceof Promise) entry = await entry
+        if (entry === undefined) break
         const threads = scannerThreads()
         if (typeof entry !== 'string') {
           let settle!: TreeItem['settle']
@@ -240,6 +243,7 @@ export function grepPipeline(options: GrepPipelineOptions): SearchPipeline<Scann
       }
       while (queue.length > 0) yield await take()
     } finally {
+      walk.close()
       stop.abort()
     }
   }

@@ -12,7 +12,7 @@ import type { WorkspacePath } from '../../workspace/workspace-path.ts'
 import { compileLineMatcher, type LineMatcher } from './line-matcher.ts'
 import { compilePathGlob, prunerFor } from './path-filter.ts'
 import { scanFileSoon, type FileReader, type ScanRequest } from './scan-file.ts'
-import { walkFiles, type SharedLevels, type WalkSkips, type WalkSource } from './walk.ts'
+import { Walk, type SharedLevels, type WalkSkips, type WalkSource } from './walk.ts'
 
 let compiled: { key: string; matcher: LineMatcher } | undefined
 
@@ -88,6 +88,9 @@ export function outcomeError(outcome: FileScanOutcome): IsoagentError | undefine
 }
 
 /** Ignore levels above the directories of one search (its `walkId`), kept for its next trees. */
+/** Files of a handed-over directory taken from its walk together, at most. */
+const UNIT_BATCH = 256
+
 let levels: { walkId: string; cache: SharedLevels } | undefined
 
 /** The ignore levels cache shared by the directories of the search `walkId`. */
@@ -109,13 +112,13 @@ interface UnitWalk {
  * The files of one handed-over directory, in walk order. The search's walk saw a directory
  * there; one that is gone or replaced cannot be listed, and counts as such in `skips`.
  */
-function unitFiles(
+async function* unitFiles(
   ws: WalkSource,
   dir: WorkspacePath,
   walk: UnitWalk,
   skips: WalkSkips,
-): AsyncGenerator<WorkspacePath> {
-  return walkFiles(ws, {
+): AsyncGenerator<readonly WorkspacePath[]> {
+  const steps = new Walk(ws, {
     start: dir,
     skips,
     backendOrder: walk.backendOrder,
@@ -124,6 +127,27 @@ function unitFiles(
     ...(walk.enter ? { enter: walk.enter } : {}),
     ...(walk.after !== undefined ? { after: walk.after } : {}),
   })
+  // In batches: what the walk gives at once comes out together.
+  let batch: WorkspacePath[] = []
+  try {
+    for (;;) {
+      let path = steps.step()
+      if (path instanceof Promise) {
+        if (batch.length > 0) yield batch
+        batch = []
+        path = await path
+      }
+      if (path === undefined) break
+      batch.push(path as WorkspacePath)
+      if (batch.length >= UNIT_BATCH) {
+        yield batch
+        batch = []
+      }
+    }
+    if (batch.length > 0) yield batch
+  } finally {
+    steps.close()
+  }
 }
 
 /**
@@ -151,18 +175,19 @@ export async function runTreeScanJob(
     outcomes.push({ files, skips })
     const walk = { backendOrder: tree.backendOrder, unitOf, enter, signal }
     const after = k === 0 ? tree.after : undefined
-    for await (const path of unitFiles(ws, dir, { ...walk, after }, skips)) {
-      if (include !== undefined && !include(path)) continue
-      let outcome = scanOne(ws, request, path, signal)
-      if (outcome instanceof Promise) outcome = await outcome
-      files.push({ path, outcome })
-      if (tree.stopAfterMatches === undefined || !('result' in outcome)) continue
-      matches += outcome.result.matches
-      if (matches >= tree.stopAfterMatches) {
-        outcomes[k]!.resumeAfter = path
-        return outcomes
+    for await (const batch of unitFiles(ws, dir, { ...walk, after }, skips))
+      for (const path of batch) {
+        if (include !== undefined && !include(path)) continue
+        let outcome = scanOne(ws, request, path, signal)
+        if (outcome instanceof Promise) outcome = await outcome
+        files.push({ path, outcome })
+        if (tree.stopAfterMatches === undefined || !('result' in outcome)) continue
+        matches += outcome.result.matches
+        if (matches >= tree.stopAfterMatches) {
+          outcomes[k]!.resumeAfter = path
+          return outcomes
+        }
       }
-    }
   }
   return outcomes
 }
@@ -187,10 +212,11 @@ export async function runTreeListJob(
     const skips = { unreadable_dirs: 0, unreadable_ignore_files: 0 }
     const files: WorkspacePath[] = []
     let walked = 0
-    for await (const path of unitFiles(ws, dir, walk, skips)) {
-      walked++
-      if (matches(path) && (include === undefined || include(path))) files.push(path)
-    }
+    for await (const batch of unitFiles(ws, dir, walk, skips))
+      for (const path of batch) {
+        walked++
+        if (matches(path) && (include === undefined || include(path))) files.push(path)
+      }
     outcomes.push({ files, walked, skips })
   }
   return outcomes
