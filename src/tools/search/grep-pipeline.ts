@@ -22,8 +22,13 @@ export const UNIT_DEPTH = 2
  * while one thread works through a large directory the others run well ahead of it.
  */
 const UNIT_WEIGHT = 8
-/** Files per batch handed to the scanner; each thread gets up to four batches ahead. */
+/** Files per batch handed to the scanner. */
 const SCANNER_BATCH = 32
+/**
+ * Batches in flight per scanner thread, at most: enough that the threads keep working while this
+ * thread is busy elsewhere (ending a page, shaping its output) and asks for no results.
+ */
+const BATCHES_AHEAD = 16
 
 /** One file's scan: its result, or the error it raised. */
 export interface Scanned {
@@ -239,7 +244,8 @@ export function grepPipeline(options: GrepPipelineOptions): SearchPipeline<Scann
           queue.push(item)
           queued++
         }
-        if (queued >= (threads > 0 ? SCANNER_BATCH * 4 * threads : SCAN_AHEAD)) yield await take()
+        if (queued >= (threads > 0 ? SCANNER_BATCH * BATCHES_AHEAD * threads : SCAN_AHEAD))
+          yield await take()
       }
       while (queue.length > 0) yield await take()
     } finally {
