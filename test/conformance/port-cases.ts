@@ -280,6 +280,46 @@ export function portConformance(
       }
     })
 
+    it('serves at once (listNow, readNow), where it can, exactly what list and read give', async () => {
+      const { workspace, cleanup } = await create()
+      try {
+        for (let i = 0; i < 7; i++)
+          await workspace.write(p(`d/f${i}.txt`), enc.encode(`file ${i}\n`))
+        await workspace.write(p('d/sub/deep.txt'), enc.encode('deep'))
+        await workspace.write(p('top.txt'), enc.encode('0123456789'))
+        const now = async <T>(run: () => T | undefined) => {
+          const value = await outcomeOf(run)
+          return 'ok' in value && value.ok === undefined ? undefined : value
+        }
+        let answered = 0
+        for (const dir of ['', 'd', 'd/sub', 'missing', 'top.txt'])
+          for (const options of [{}, { limit: 3 }, { after: 'f2.txt', limit: 2 }]) {
+            const atOnce = await now(() => workspace.listNow?.(p(dir), options))
+            if (atOnce === undefined) continue
+            answered++
+            expect(atOnce, `${dir} ${JSON.stringify(options)}`).toEqual(
+              await outcomeOf(() => workspace.list(p(dir), options)),
+            )
+          }
+        for (const path of ['top.txt', 'd/f3.txt', 'd', 'missing.txt'])
+          for (const range of [undefined, { offset: 2, length: 3 }, { offset: 50 }]) {
+            const atOnce = await now(() => {
+              const bytes = workspace.readNow?.(p(path), range)
+              return bytes === undefined ? undefined : [...bytes]
+            })
+            if (atOnce === undefined) continue
+            answered++
+            expect(atOnce, `${path} ${JSON.stringify(range)}`).toEqual(
+              await outcomeOf(async () => [...(await workspace.read(p(path), range))]),
+            )
+          }
+        // Memory and local disk answer at once; S3 and the browser file system never do.
+        if (workspace.listNow !== undefined) expect(answered).toBeGreaterThan(10)
+      } finally {
+        await cleanup()
+      }
+    })
+
     it('checks write preconditions atomically and changes nothing on conflict', async () => {
       const { workspace, cleanup } = await create()
       try {
