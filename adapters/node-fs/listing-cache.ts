@@ -1,4 +1,4 @@
-import type { EntryKind } from '../../src/workspace/workspace-services.ts'
+import type { DirEntry, EntryKind } from '../../src/workspace/workspace-services.ts'
 
 /**
  * What a directory's `stat` says about its entries. Adding, removing or renaming an entry sets
@@ -16,6 +16,8 @@ export interface DirStamp {
 export interface Listing {
   names: readonly string[]
   kinds: ReadonlyMap<string, EntryKind>
+  /** The entries in `names` order, frozen: whole-listing pages share them. */
+  entries: readonly Readonly<DirEntry>[]
 }
 
 /** Options of {@link ListingCache}. */

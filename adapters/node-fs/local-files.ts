@@ -128,11 +128,16 @@ function kindOf(entry: {
 export function listingOf(dirents: readonly Dirent[]): Listing {
   const kinds = new Map<string, EntryKind>()
   for (const d of dirents) kinds.set(d.name, kindOf(d))
-  return { names: [...kinds.keys()].sort(), kinds }
+  const names = [...kinds.keys()].sort()
+  const entries = names.map((name) => Object.freeze({ name, kind: kinds.get(name)! }))
+  return { names, kinds, entries }
 }
 
 /** One page of `listing`. */
 export function listingPage(listing: Listing, options: ListOptions): ListPage {
+  // A page of the whole listing shares its (frozen) entries: a walk allocates none per entry.
+  if (options.after === undefined && (options.limit ?? Infinity) >= listing.names.length)
+    return { entries: listing.entries.slice() }
   const page = pageOfNames(listing.names, options.after, options.limit)
   const entries: DirEntry[] = page.names.map((name) => ({ name, kind: listing.kinds.get(name)! }))
   return page.next === undefined ? { entries } : { entries, next: page.next }

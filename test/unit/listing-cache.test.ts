@@ -11,6 +11,7 @@ const stamp = (over: Partial<DirStamp> = {}): DirStamp => ({
 const listing = (...names: string[]) => ({
   names,
   kinds: new Map(names.map((n) => [n, 'file' as const])),
+  entries: names.map((name) => ({ name, kind: 'file' as const })),
 })
 
 describe('ListingCache', () => {

@@ -411,7 +411,9 @@ function* walkSteps(options: WalkOptions, prefetching: boolean): Steps<WalkItem,
   }
 
   interface Frame {
-    items: { path: WorkspacePath; isDir: boolean }[]
+    /** What the walk sees of the directory, in walk order, and which of it are directories. */
+    paths: WorkspacePath[]
+    isDir: boolean[]
     next: number
     /** Whether this directory's level is on `levels`. */
     level: boolean
@@ -431,7 +433,8 @@ function* walkSteps(options: WalkOptions, prefetching: boolean): Steps<WalkItem,
     if (kept) levels.push(level)
     if (!backendOrder && !inOrder(entries))
       entries = [...entries].sort((a, b) => compareNames(a.name, b.name))
-    const items: Frame['items'] = []
+    const paths: WorkspacePath[] = []
+    const dirs: boolean[] = []
     for (const entry of entries) {
       if (entry.kind !== 'file' && entry.kind !== 'directory') continue
       const path = WorkspacePath.child(dir, entry.name)
@@ -442,12 +445,13 @@ function* walkSteps(options: WalkOptions, prefetching: boolean): Steps<WalkItem,
       // Hidden entries are skipped unless an ignore file re-includes them (`!.github/`).
       if (entry.name.charCodeAt(0) === 0x2e && decision !== 'whitelist') continue
       if (isDir && options.enter !== undefined && !options.enter(path)) continue
-      items.push({ path, isDir })
+      paths.push(path)
+      dirs.push(isDir)
     }
     if (prefetching)
-      for (const item of items)
-        if (item.isDir && !options.delegate?.(item.path)) yield { op: 'prefetch', path: item.path }
-    return { items, next: 0, level: kept }
+      for (let k = 0; k < paths.length; k++)
+        if (dirs[k] && !options.delegate?.(paths[k]!)) yield { op: 'prefetch', path: paths[k]! }
+    return { paths, isDir: dirs, next: 0, level: kept }
   }
   // Depth first with an explicit stack: one generator, however deep the tree.
   const stack: Frame[] = []
@@ -457,24 +461,24 @@ function* walkSteps(options: WalkOptions, prefetching: boolean): Steps<WalkItem,
   if (root !== undefined) stack.push(root)
   while (stack.length > 0) {
     const top = stack[stack.length - 1]!
-    const item = top.items[top.next++]
-    if (item === undefined) {
+    const k = top.next++
+    if (k >= top.paths.length) {
       stack.pop()
       if (top.level) levels.pop()
       continue
     }
-    if (!item.isDir) {
+    const path = top.paths[k]!
+    if (!top.isDir[k]) {
       resumeAfter = undefined
-      yield item.path
+      yield path
       continue
     }
-    if (resumeAfter !== undefined && !resumeAfter.startsWith(item.path + '/'))
-      resumeAfter = undefined
-    if (resumeAfter === undefined && options.delegate?.(item.path)) {
-      yield { unit: item.path }
+    if (resumeAfter !== undefined && !resumeAfter.startsWith(path + '/')) resumeAfter = undefined
+    if (resumeAfter === undefined && options.delegate?.(path)) {
+      yield { unit: path }
       continue
     }
-    const frame = yield* open(item.path)
+    const frame = yield* open(path)
     if (frame !== undefined) stack.push(frame)
   }
 }
