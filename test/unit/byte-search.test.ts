@@ -212,6 +212,35 @@ describe('countLineEnds', () => {
       expect(countLineEnds(bytes, from, to)).toBe(expected)
     }
   })
+
+  it('counts long runs exactly, however many line ends a stretch holds', () => {
+    // Long enough for many folds of the per-lane sums; all line ends is the most a lane can get.
+    const size = 70_000
+    for (const fill of ['all', 'every other', 'none', 'sparse'] as const) {
+      const backing = new Uint8Array(size + 8)
+      for (let i = 0; i < backing.length; i++)
+        backing[i] =
+          fill === 'all' ||
+          (fill === 'every other' && i % 2 === 0) ||
+          (fill === 'sparse' && i % 997 === 0)
+            ? 0x0a
+            : 0x61
+      for (const offset of [0, 1, 3, 5]) {
+        const bytes = backing.subarray(offset, offset + size)
+        for (const [from, to] of [
+          [0, size],
+          [7, size - 3],
+          [1000, 9000],
+          [4, 2036],
+          [0, 2040],
+        ]) {
+          let expected = 0
+          for (let i = from!; i < to!; i++) if (bytes[i] === 0x0a) expected++
+          expect(countLineEnds(bytes, from!, to!), `${fill} ${offset} ${from}-${to}`).toBe(expected)
+        }
+      }
+    }
+  })
 })
 
 describe('requiredLiterals', () => {
