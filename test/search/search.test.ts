@@ -23,13 +23,19 @@ afterEach(() => {
   while (roots.length > 0) rmSync(roots.pop()!, { recursive: true, force: true })
 })
 
-async function sessionOn(
-  kind: 'memory' | 'local',
-  files: Record<string, string | Uint8Array>,
-): Promise<Session> {
+/**
+ * `memory, awaited`: a memory workspace without `listNow` and `readNow`, so every listing and
+ * read is awaited, as on S3 and in the browser (the walk prefetches listings there).
+ */
+type Kind = 'memory' | 'memory, awaited' | 'local'
+
+async function sessionOn(kind: Kind, files: Record<string, string | Uint8Array>): Promise<Session> {
   let ws: WorkspaceServices
   if (kind === 'memory') ws = memoryWorkspace(files)
-  else {
+  else if (kind === 'memory, awaited') {
+    const { listNow: _list, readNow: _read, ...awaited } = memoryWorkspace(files)
+    ws = awaited
+  } else {
     const root = mkdtempSync(join(tmpdir(), 'isoagent-search-'))
     roots.push(root)
     for (const [p, c] of Object.entries(files)) {
@@ -55,7 +61,7 @@ const tree = {
   'bin/tool.bin': new Uint8Array([0x54, 0x4f, 0x44, 0x4f, 0, 1, 2]),
 }
 
-describe.each(['memory', 'local'] as const)('search on %s workspace', (kind) => {
+describe.each(['memory', 'memory, awaited', 'local'] as const)('search on %s workspace', (kind) => {
   it('greps like ripgrep: ignores, hidden and binary files skipped, path order', async () => {
     const s = await sessionOn(kind, tree)
     const r = await s.tool('search', {
