@@ -25,9 +25,9 @@ export interface WorkspaceStat {
 
 /** One entry of a directory listing. */
 export interface DirEntry {
-  name: string
-  kind: EntryKind
-  size?: number
+  readonly name: string
+  readonly kind: EntryKind
+  readonly size?: number
 }
 
 /** Options for {@link WorkspaceServices.list}. */
@@ -41,6 +41,7 @@ export interface ListOptions {
 
 /** A page of a directory listing, sorted by name. */
 export interface ListPage {
+  /** The page's entries: the array is the caller's own; entries may be shared (and frozen). */
   entries: DirEntry[]
   /** Present when more entries follow: pass it as `after` to continue. */
   next?: string

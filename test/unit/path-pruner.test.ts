@@ -13,6 +13,7 @@ const names = [
   '.hidden',
   'a b',
   'index.ts',
+  '!x.ts',
 ]
 
 function* paths(seed: number, count: number): Generator<string> {
@@ -92,6 +93,8 @@ describe('compilePathGlob', () => {
     '[a-p]*',
     '**/[!a-p]*.ts',
     '*.{ts,js}',
+    '**/!*.ts',
+    '**/!x.ts',
   ]
   for (const glob of globs) {
     it(`matches what picomatch matches for ${glob}`, () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { memoryWorkspace, type WorkspaceServices } from '../../adapters/index.ts'
+import { IsoagentError, memoryWorkspace, type WorkspaceServices } from '../../adapters/index.ts'
 import { Walk, walkFiles } from '../../src/tools/search/walk.ts'
 import { WorkspacePath } from '../../src/workspace/workspace-path.ts'
 
@@ -84,5 +84,38 @@ describe('Walk', () => {
     await closed.step()
     closed.close()
     expect(closed.step()).toBeUndefined()
+  })
+
+  it('leaves nothing unhandled when closed or cancelled while a step waits', async () => {
+    const inner = memoryWorkspace({ 'a/x.txt': 'x', 'b/y.txt': 'y', 'c/z.txt': 'z' })
+    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+    const { listNow: _l, readNow: _r, ...awaited } = inner
+    const ws: WorkspaceServices = {
+      ...awaited,
+      async list(path, options) {
+        await sleep(5)
+        if (path === 'b') throw new IsoagentError('permission_denied', 'b: permission denied')
+        return inner.list(path, options)
+      },
+    }
+    // Closed: the listing of b fails after the walk is gone; the waiting step gives undefined.
+    const walk = new Walk(ws, { start: WorkspacePath.parse('.'), skips: skips() })
+    expect(await walk.step()).toBe('a/x.txt')
+    const waiting = walk.step()
+    walk.close()
+    await sleep(30)
+    expect(await waiting).toBeUndefined()
+    // Cancelled while nobody waits on the step: its failure is there for whoever awaits it.
+    const stop = new AbortController()
+    const cancelled = new Walk(ws, {
+      start: WorkspacePath.parse('.'),
+      skips: skips(),
+      signal: stop.signal,
+    })
+    expect(await cancelled.step()).toBe('a/x.txt')
+    const next = cancelled.step()
+    stop.abort()
+    await sleep(30)
+    await expect(next).rejects.toMatchObject({ code: 'cancelled' })
   })
 })

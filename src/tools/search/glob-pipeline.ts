@@ -170,7 +170,7 @@ export function globPipeline(
               ready = []
               resume()
             }
-            ready.push(...(await take(head)))
+            for (const path of await take(head)) ready.push(path)
           }
         }
         if (ready.length >= BATCH) {

@@ -63,9 +63,12 @@ export function compilePathGlob(glob: string, what: string, start = ''): (path: 
   const dirOnly = body.length > 1 && body.endsWith('/')
   const trimmed = dirOnly ? body.replace(/\/+$/, '') : body
   const pattern = trimmed.replace(/^\/+/, '')
-  // `**/name` (a name without `/`) matches what `name` matches, at any depth.
+  // `**/name` (a name without `/`) matches what `name` matches, at any depth; not a name that
+  // starts with `!`, which alone would be picomatch's negation.
   const named =
-    pattern.startsWith('**/') && !pattern.includes('/', 3) ? pattern.slice(3) : undefined
+    pattern.startsWith('**/') && !pattern.includes('/', 3) && pattern[3] !== '!'
+      ? pattern.slice(3)
+      : undefined
   const onName = named !== undefined || !trimmed.includes('/')
   let match: (path: string) => boolean
   try {

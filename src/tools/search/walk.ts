@@ -194,9 +194,12 @@ class WalkIo {
     const level = drive(this, ancestorLevel(dir, EMPTY_SKIPS()))
     cache.set(dir, level)
     if (level instanceof Promise)
-      void level.then((value) => {
-        if (cache.get(dir) === level) cache.set(dir, value)
-      })
+      level.then(
+        (value) => {
+          if (cache.get(dir) === level) cache.set(dir, value)
+        },
+        () => {},
+      )
     return level
   }
 }
@@ -350,6 +353,7 @@ export async function* walkFiles(ws: WalkSource, options: WalkOptions): AsyncGen
 export class Walk {
   private readonly io: WalkIo
   private readonly steps: Steps<WalkItem, void>
+  private closed = false
 
   constructor(ws: WalkSource, options: WalkOptions) {
     this.io = new WalkIo(ws, options.unitOf)
@@ -362,14 +366,25 @@ export class Walk {
    * walk fails with: `not_found` for a missing start, `cancelled` once the signal is aborted.
    */
   step(): WalkItem | undefined | Promise<WalkItem | undefined> {
+    if (this.closed) return undefined
     const next = advance(this.io, this.steps)
-    return next instanceof Promise
-      ? next.then((n) => n.value ?? undefined)
-      : (next.value ?? undefined)
+    if (!(next instanceof Promise)) return next.value ?? undefined
+    // A consumer may hand on what it has before it awaits this, and stop meanwhile: a failure
+    // nobody is left to see (the walk closed, or cancelled) must not go unhandled.
+    const later = next.then(
+      (n) => (this.closed ? undefined : (n.value ?? undefined)),
+      (error: unknown) => {
+        if (this.closed) return undefined
+        throw error
+      },
+    )
+    later.catch(() => {})
+    return later
   }
 
-  /** End the walk early. */
+  /** End the walk early: the next step, and one still waiting, give undefined. */
   close(): void {
+    this.closed = true
     this.steps.return()
   }
 }
