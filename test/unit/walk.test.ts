@@ -61,6 +61,20 @@ describe('Walk', () => {
     expect(calls.maxInFlight).toBeGreaterThan(1)
   })
 
+  it('fetches ahead once listNow declines listings, as where it has none', async () => {
+    const { ws, calls } = counted(false)
+    const declining: WorkspaceServices = { ...ws, listNow: () => undefined }
+    const seen: string[] = []
+    for await (const path of walkFiles(declining, {
+      start: WorkspacePath.parse('.'),
+      skips: skips(),
+    }))
+      seen.push(path)
+    expect(seen).toEqual(expected)
+    expect(calls.list).toBe(13)
+    expect(calls.maxInFlight).toBeGreaterThan(1)
+  })
+
   it('stops at once when closed, and refuses to go on after its signal aborts', async () => {
     const { ws } = counted(true)
     const stop = new AbortController()

@@ -94,8 +94,11 @@ function isRequest(value: unknown): value is Request {
 
 /** Answers a walk's requests through a workspace: at once where it can, else asynchronously. */
 class WalkIo {
-  /** Whether listings are worth fetching ahead (they cannot be had at once). */
-  readonly prefetching: boolean
+  /**
+   * Whether listings are worth fetching ahead: they cannot be had at once (no `listNow`, or one
+   * that has declined a listing).
+   */
+  prefetching: boolean
   private readonly ahead = new Map<WorkspacePath, Promise<DirEntry[]>>()
 
   constructor(
@@ -112,7 +115,9 @@ class WalkIo {
         case 'list': {
           if (this.ahead.has(request.path)) return undefined
           const entries = this.listNow(request.path)
-          return entries === undefined ? undefined : { value: entries }
+          if (entries !== undefined) return { value: entries }
+          this.prefetching = true
+          return undefined
         }
         case 'prefetch':
           if (this.ahead.size < PREFETCH && !this.ahead.has(request.path)) {
@@ -357,7 +362,7 @@ export class Walk {
 
   constructor(ws: WalkSource, options: WalkOptions) {
     this.io = new WalkIo(ws, options.unitOf)
-    this.steps = walkSteps(options, this.io.prefetching)
+    this.steps = walkSteps(options, this.io)
   }
 
   /**
@@ -389,7 +394,11 @@ export class Walk {
   }
 }
 
-function* walkSteps(options: WalkOptions, prefetching: boolean): Steps<WalkItem, void> {
+/** The walk itself; `io` says whether prefetch hints are worth yielding. */
+function* walkSteps(
+  options: WalkOptions,
+  io: { readonly prefetching: boolean },
+): Steps<WalkItem, void> {
   const { start, signal, skips, inclusive, backendOrder } = options
   const after = backendOrder ? undefined : options.after
   let stat: WorkspaceStat | undefined
@@ -463,7 +472,7 @@ function* walkSteps(options: WalkOptions, prefetching: boolean): Steps<WalkItem,
       paths.push(path)
       dirs.push(isDir)
     }
-    if (prefetching)
+    if (io.prefetching)
       for (let k = 0; k < paths.length; k++)
         if (dirs[k] && !options.delegate?.(paths[k]!)) yield { op: 'prefetch', path: paths[k]! }
     return { paths, isDir: dirs, next: 0, level: kept }
