@@ -101,9 +101,15 @@ export function globPipeline(
     const grouping = new UnitGrouping()
     /** Files ready to come out, in walk order. */
     let ready: WorkspacePath[] = []
-    // The walk is paused from when a batch comes out until the next is asked for.
-    const pause = () => void (walkedMs += performance.now() - resumed)
-    const resume = () => void (resumed = performance.now())
+    /** Hand out what is ready; the walk is paused until the next batch is asked for. */
+    async function* handOut(): AsyncGenerator<readonly WorkspacePath[], void> {
+      if (ready.length === 0) return
+      const out = ready
+      ready = []
+      walkedMs += performance.now() - resumed
+      yield out
+      resumed = performance.now()
+    }
     const send = () => {
       const sent = group
       group = []
@@ -134,12 +140,7 @@ export function globPipeline(
         let entry = walk.step()
         if (entry instanceof Promise) {
           // What is ready comes out before the walk waits.
-          if (ready.length > 0) {
-            pause()
-            yield ready
-            ready = []
-            resume()
-          }
+          yield* handOut()
           entry = await entry
         }
         if (entry === undefined) break
@@ -164,30 +165,20 @@ export function globPipeline(
           const head = queue.shift()!
           if (typeof head === 'string') ready.push(head)
           else {
-            if (ready.length > 0) {
-              pause()
-              yield ready
-              ready = []
-              resume()
-            }
-            for (const path of await take(head)) ready.push(path)
+            yield* handOut()
+            ready = [...(await take(head))]
           }
         }
-        if (ready.length >= BATCH) {
-          pause()
-          yield ready
-          ready = []
-          resume()
-        }
+        if (ready.length >= BATCH) yield* handOut()
       }
       for (const head of queue) {
         if (typeof head === 'string') ready.push(head)
         else {
-          if (ready.length > 0) yield ready
+          yield* handOut()
           ready = [...(await take(head))]
         }
       }
-      if (ready.length > 0) yield ready
+      yield* handOut()
     } finally {
       walk.close()
       stop.abort()

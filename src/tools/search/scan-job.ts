@@ -87,10 +87,10 @@ export function outcomeError(outcome: FileScanOutcome): IsoagentError | undefine
   return new IsoagentError(outcome.error.code, outcome.error.message, { data: outcome.error.data })
 }
 
-/** Ignore levels above the directories of one search (its `walkId`), kept for its next trees. */
 /** Files of a handed-over directory taken from its walk together, at most. */
 const UNIT_BATCH = 256
 
+/** Ignore levels above the directories of one search (its `walkId`), kept for its next trees. */
 let levels: { walkId: string; cache: SharedLevels } | undefined
 
 /** The ignore levels cache shared by the directories of the search `walkId`. */

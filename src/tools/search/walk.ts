@@ -165,18 +165,20 @@ class WalkIo {
     }
   }
 
+  /** Every entry of `dir` at once, as {@link WalkIo.listAll} gives them; undefined if declined. */
   private listNow(dir: WorkspacePath): DirEntry[] | undefined {
     if (this.ws.listNow === undefined) return undefined
-    let page = this.ws.listNow(dir, { limit: PAGE })
-    if (page === undefined) return undefined
-    if (page.next === undefined) return page.entries
-    const out = [...page.entries]
-    while (page.next !== undefined) {
-      page = this.ws.listNow(dir, { after: page.next, limit: PAGE })
+    const out: DirEntry[] = []
+    let after: string | undefined
+    for (;;) {
+      const page = this.ws.listNow(dir, { after, limit: PAGE })
       if (page === undefined) return undefined
+      // One page (most directories): its own array, no copy.
+      if (after === undefined && page.next === undefined) return page.entries
       out.push(...page.entries)
+      if (page.next === undefined) return out
+      after = page.next
     }
-    return out
   }
 
   private async listAll(dir: WorkspacePath): Promise<DirEntry[]> {
