@@ -34,6 +34,11 @@ import type {
 /** Reads up to this many bytes are served synchronously (see `syncMetadata`). */
 export const SYNC_READ_MAX_BYTES = 1024 * 1024
 /**
+ * Reads into a caller's buffer (`readNow`'s `into`) are served synchronously up to this many
+ * bytes: nothing is allocated, and a read from the page cache takes a few milliseconds.
+ */
+export const SYNC_READ_INTO_MAX_BYTES = 16 * 1024 * 1024
+/**
  * How long a directory's checked real path is reused (ms). A walk reads the files of one
  * directory within a moment, so each directory is resolved once instead of once per file; a
  * directory swapped for a symlink is noticed within this time.
@@ -357,6 +362,12 @@ export function localFiles(realRoot: string, options: LocalFilesOptions) {
     return [start, end]
   }
 
+  /** The largest read served synchronously, into `into` when given. */
+  const syncLimit = (into: Uint8Array | undefined) =>
+    into === undefined
+      ? SYNC_READ_MAX_BYTES
+      : Math.max(SYNC_READ_MAX_BYTES, Math.min(into.length, SYNC_READ_INTO_MAX_BYTES))
+
   /** A small read with synchronous calls; undefined when the span is too large for that. */
   function readSmall(
     path: WorkspacePath,
@@ -377,7 +388,7 @@ export function localFiles(realRoot: string, options: LocalFilesOptions) {
           data: { path },
         })
       const [start, end] = span(range, s.size)
-      if (end - start > SYNC_READ_MAX_BYTES) return undefined
+      if (end - start > syncLimit(into)) return undefined
       const out =
         into !== undefined && end - start <= into.length
           ? into.subarray(0, end - start)
@@ -402,8 +413,7 @@ export function localFiles(realRoot: string, options: LocalFilesOptions) {
     range: ByteRange = {},
     into?: Uint8Array,
   ): Uint8Array | undefined {
-    if (!syncIo || (range.length !== undefined && range.length > SYNC_READ_MAX_BYTES))
-      return undefined
+    if (!syncIo || (range.length !== undefined && range.length > syncLimit(into))) return undefined
     return readSmall(path, range, into)
   }
 

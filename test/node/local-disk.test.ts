@@ -92,6 +92,44 @@ describe('local disk specifics', () => {
     await one.close()
   })
 
+  it('prints the lines of files over the first read from whole reads, and streams one past the cap', async () => {
+    // 1–12 MiB files are read whole into one buffer kept for that (the next file overwrites
+    // it); the 13 MiB one is past the whole-read cap and takes the streaming scan.
+    const MiB = 1024 * 1024
+    const want: string[] = []
+    for (const [name, size] of [
+      ['c1.txt', 1.5 * MiB],
+      ['c2.txt', 3 * MiB],
+      ['c3.txt', 13 * MiB],
+      ['c4.txt', 2 * MiB],
+    ] as const) {
+      const rows: string[] = []
+      let bytes = 0
+      for (let i = 0; bytes < size; i++) {
+        const row =
+          i % 5000 === 17 ? `${name} needle ${i}` : `${name} row ${i} ${'x'.repeat(i % 90)}`
+        rows.push(row)
+        bytes += row.length + 1
+        if (row.includes('needle')) want.push(`${name}:${i + 1}:${row}`)
+      }
+      writeFileSync(join(root, name), rows.join('\n') + '\n')
+    }
+    writeFileSync(join(root, 'small.txt'), 'a needle\n')
+    want.push('small.txt:1:a needle')
+    const one = await Agent.create().session(localWorkspace(root, { searchThreads: 0 }))
+    for (const s of [one, session])
+      expect((await s.grep('needle', { output_mode: 'content' })).split('\n')).toEqual(want)
+    await one.close()
+    // The local disk serves a read larger than its first read at once only into a buffer.
+    const ws = localWorkspace(root, { searchThreads: 0 })
+    const path = WorkspacePath.parse('c2.txt')
+    expect(ws.readNow!(path, { offset: 0, length: 3 * MiB + 1 })).toBeUndefined()
+    const into = new Uint8Array(4 * MiB)
+    const read = ws.readNow!(path, { offset: 0, length: 4 * MiB }, into)!
+    expect(read.buffer).toBe(into.buffer)
+    expect(Buffer.from(read).equals(readFileSync(join(root, 'c2.txt')))).toBe(true)
+  })
+
   it('counts exactly across chunk boundaries of large files, one read buffer reused per chunk', async () => {
     // Every line starts with the literal, and some are longer than a chunk: a line's start left
     // at a chunk's end must survive the next chunk being read into the same memory.

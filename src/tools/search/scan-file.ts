@@ -269,6 +269,18 @@ function scanFileNow(
   const head = ws.readNow(path, { offset: 0, length: FIRST_READ_BYTES }, scratch)
   if (head === undefined) return undefined
   if (head.length < FIRST_READ_BYTES) return scanWhole(head, request)
+  const pre = request.matcher.prefilter
+  if (request.keepText && pre?.lineLocal === true && !isBinary(head)) {
+    // Content mode scans a file up to CONTENT_BYTES_MAX whole in its bytes, read at once where
+    // the workspace can: as it holds it (memory), else into a buffer kept for it (local disk).
+    const range = { offset: 0, length: CONTENT_BYTES_MAX + 1 }
+    let whole = ws.readNow(path, range)
+    if (whole === undefined) {
+      wholeScratch ??= new Uint8Array(CONTENT_BYTES_MAX + 1)
+      whole = ws.readNow(path, range, wholeScratch)
+    }
+    if (whole !== undefined && whole.length <= CONTENT_BYTES_MAX) return scanWhole(whole, request)
+  }
   // The caller scans the rest later, when `scratch` holds another file.
   return head.buffer === scratch.buffer ? head.slice() : head
 }
@@ -291,6 +303,8 @@ export function scanFileSoon(
 
 /** Where {@link scanFileNow} reads: a scan of a whole file keeps nothing of its bytes. */
 let scratch: Uint8Array | undefined
+/** Where {@link scanFileNow} reads a content-mode file larger than its first read, whole. */
+let wholeScratch: Uint8Array | undefined
 
 /**
  * Scan one file for matching lines, streaming it block by block so no file becomes one huge
