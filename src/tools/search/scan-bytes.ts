@@ -177,6 +177,70 @@ function joined(a: Uint8Array, b: Uint8Array): Uint8Array {
   return out
 }
 
+/** Whether `line` holds every one of the prefilter's other literals. */
+function holdsOthers(pre: BytePrefilter, line: Uint8Array): boolean {
+  for (const find of pre.others) if (find(line, 0) === -1) return false
+  return true
+}
+
+/** Strip a trailing CR for display (CRLF files). */
+const noCr = (text: string) => (text.endsWith('\r') ? text.slice(0, -1) : text)
+
+/** The state of {@link contentInBytes} over one file. */
+class ContentScan {
+  readonly size: number
+  /** The last line ends at the final line end, or at the end of a file without one. */
+  readonly lastLineEnd: number
+  /** After-context owed: lines up to this number, starting after the last printed one. */
+  owedThrough = 0
+  owedLine = 0
+  owedStart = 0
+
+  constructor(
+    readonly bytes: Uint8Array,
+    readonly result: ScanResult,
+  ) {
+    this.size = bytes.length
+    this.lastLineEnd = this.size > 0 && bytes[this.size - 1] === 0x0a ? this.size - 1 : this.size
+  }
+
+  /** Where the line starting at `start` ends (its line end, or the end of the file). */
+  endOf(start: number): number {
+    const end = indexOfByte(this.bytes, 0x0a, start)
+    return end === -1 ? this.size : end
+  }
+
+  decode(start: number, end: number): string {
+    return (start === 0 ? WHOLE : LATER).decode(this.bytes.subarray(start, end))
+  }
+
+  emit(line: number, start: number, end: number, match: boolean, text?: string) {
+    const { result } = this
+    if (line <= result.shownThrough) return
+    result.records.push({ line, text: noCr(text ?? this.decode(start, end)), match })
+    result.shownThrough = line
+  }
+
+  /** Print the after-context owed, up to the line before `beforeLine`. */
+  flushAfter(beforeLine: number) {
+    let line = this.owedLine
+    let start = this.owedStart
+    while (
+      line < beforeLine &&
+      line <= this.owedThrough &&
+      start <= this.lastLineEnd &&
+      start < this.size
+    ) {
+      const end = this.endOf(start)
+      this.emit(line, start, end, false)
+      line++
+      start = end + 1
+    }
+    this.owedLine = line
+    this.owedStart = start
+  }
+}
+
 /**
  * Content mode over a whole file's bytes with a line-local prefilter: only lines holding the
  * required literals are decoded and matched; line numbers come from counting line ends in the
@@ -190,66 +254,38 @@ export function contentInBytes(
   result: ScanResult,
 ): void {
   const ctx = request.context
+  const scan = new ContentScan(bytes, result)
   const size = bytes.length
-  // The last line ends at the final line end, or at the end of a file without one.
-  const lastLineEnd = size > 0 && bytes[size - 1] === 0x0a ? size - 1 : size
-  const noCr = (text: string) => (text.endsWith('\r') ? text.slice(0, -1) : text)
-  const decode = (start: number, end: number) =>
-    (start === 0 ? WHOLE : LATER).decode(bytes.subarray(start, end))
-  const endOf = (start: number) => {
-    const end = indexOfByte(bytes, 0x0a, start)
-    return end === -1 ? size : end
-  }
-  const emit = (line: number, start: number, end: number, match: boolean, text?: string) => {
-    if (line <= result.shownThrough) return
-    result.records.push({ line, text: noCr(text ?? decode(start, end)), match })
-    result.shownThrough = line
-  }
-  /** After-context owed: lines up to this number, starting after the last printed one. */
-  let owedThrough = 0
-  let owedFrom = { line: 0, start: 0 }
-  const flushAfter = (beforeLine: number) => {
-    let { line, start } = owedFrom
-    while (line < beforeLine && line <= owedThrough && start <= lastLineEnd && start < size) {
-      const end = endOf(start)
-      emit(line, start, end, false)
-      line++
-      start = end + 1
-    }
-    owedFrom = { line, start }
-  }
   // Line number of the line starting at `counted`.
   let counted = 0
   let line = 1
   let kept = 0
   for (let at = pre.find(bytes, 0); at !== -1;) {
     const start = at === 0 ? 0 : bytes.lastIndexOf(0x0a, at) + 1
-    const end = endOf(at)
+    const end = scan.endOf(at)
     line += countLineEnds(bytes, counted, start)
     counted = start
-    const next = () => (end >= size ? -1 : pre.find(bytes, end + 1))
-    if (line <= request.afterLine) {
-      at = next()
-      continue
-    }
-    const lineBytes = bytes.subarray(start, end)
-    if (!pre.others.every((f) => f(lineBytes, 0) !== -1)) {
-      at = next()
+    const next = end >= size ? -1 : end + 1
+    if (
+      line <= request.afterLine ||
+      (pre.others.length > 0 && !holdsOthers(pre, bytes.subarray(start, end)))
+    ) {
+      at = next === -1 ? -1 : pre.find(bytes, next)
       continue
     }
     // A pure literal found in the bytes is a match (see ByteNeedle); anything else is decoded
     // and matched.
-    const text = pre.exact ? undefined : decode(start, end)
+    const text = pre.exact ? undefined : scan.decode(start, end)
     if (text !== undefined && !lineMatches(request.matcher, text)) {
-      at = next()
+      at = next === -1 ? -1 : pre.find(bytes, next)
       continue
     }
     if (kept >= request.maxMatches) {
-      flushAfter(line)
+      scan.flushAfter(line)
       result.more = true
       return
     }
-    flushAfter(line)
+    scan.flushAfter(line)
     result.matches++
     if (request.firstOnly) return
     // Before-context: up to ctx lines above, found by stepping back over line ends.
@@ -260,16 +296,17 @@ export function contentInBytes(
       first--
     }
     for (let l = first, s = from; l < line; l++) {
-      const e = endOf(s)
-      emit(l, s, e, false)
+      const e = scan.endOf(s)
+      scan.emit(l, s, e, false)
       s = e + 1
     }
-    emit(line, start, end, true, text)
+    scan.emit(line, start, end, true, text)
     kept++
     result.lastMatchLine = line
-    owedThrough = line + ctx
-    owedFrom = { line: line + 1, start: end + 1 }
-    at = next()
+    scan.owedThrough = line + ctx
+    scan.owedLine = line + 1
+    scan.owedStart = end + 1
+    at = next === -1 ? -1 : pre.find(bytes, next)
   }
-  flushAfter(Number.POSITIVE_INFINITY)
+  scan.flushAfter(Number.POSITIVE_INFINITY)
 }
