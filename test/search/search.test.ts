@@ -261,6 +261,55 @@ describe.each(['memory', 'memory, awaited', 'local'] as const)('search on %s wor
     ).toBe('(no matches)')
   })
 
+  it('refuses a cursor forged to resume inside a file the search does not see', async () => {
+    const files = {
+      'a.txt': 'TODO a1\nTODO a2\n',
+      'src/b.ts': 'TODO b1\nTODO b2\n',
+      '.env': 'TODO=secret\n',
+      '.gitignore': 'build/\n',
+      'build/out.ts': 'TODO built\n',
+    }
+    const s = await sessionOn(kind, files)
+    const decode = (c: string) => JSON.parse(Buffer.from(c, 'base64url').toString()) as object
+    const move = (c: string, p: string) =>
+      Buffer.from(JSON.stringify({ ...decode(c), p })).toString('base64url')
+    const ask = async (extra: object, cursor?: string) => {
+      const args = { mode: 'grep', query: 'TODO', output_mode: 'content', limit: 1, ...extra }
+      return s.tool('search', { ...args, ...(cursor ? { cursor } : {}) })
+    }
+    const all = await ask({})
+    const inside = all.metadata!.next_cursor as string
+    expect(decode(inside)).toMatchObject({ p: 'a.txt', i: 1 })
+    const ts = (await ask({ include: '*.ts' })).metadata!.next_cursor as string
+    expect(decode(ts)).toMatchObject({ p: 'src/b.ts', i: 1 })
+    const refused: [object, string][] = [
+      [{}, move(inside, '.env')],
+      [{}, move(inside, 'build/out.ts')],
+      [{ include: '*.ts' }, move(ts, 'a.txt')],
+      [{ include: '*.ts' }, move(ts, 'build/out.ts')],
+    ]
+    for (const [extra, cursor] of refused) {
+      const r = await ask(extra, cursor)
+      expect(r.exitCode, JSON.stringify(decode(cursor))).toBe(1)
+      expect(r.errorKind?.type).toBe('invalid_argument')
+      expect(r.output).not.toContain('secret')
+    }
+    // A file gone since is passed over, as a file that vanishes mid-walk is; the cursors the
+    // search gave work in a session that did not make them.
+    const gone = await ask({}, move(inside, 'gone.txt'))
+    expect(gone.exitCode).toBe(0)
+    expect(gone.output).toContain('src/b.ts:1:TODO b1')
+    const other = await sessionOn(kind, files)
+    const next = await other.tool('search', {
+      mode: 'grep',
+      query: 'TODO',
+      output_mode: 'content',
+      limit: 1,
+      cursor: inside,
+    })
+    expect(next.output.split('\n')[0]).toBe('a.txt:2:TODO a2')
+  })
+
   it('bounds catastrophic patterns with a linear-time engine', async () => {
     const s = await sessionOn(kind, { 'evil.txt': 'a'.repeat(30_000) + '!\n' + 'aaa\n' })
     const started = Date.now()

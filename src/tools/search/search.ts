@@ -11,7 +11,7 @@ import { compileLineMatcher } from './line-matcher.ts'
 import { compilePathGlob, prunerFor } from './path-filter.ts'
 import { continuedPipeline } from './pipeline.ts'
 import { scanFile, truncateMatches, type ScanRecord, type ScanRequest } from './scan-file.ts'
-import type { WalkSkips } from './walk.ts'
+import { walkSees, type WalkSkips } from './walk.ts'
 
 /** Page sizes: paged modes (grep, glob) and ranked mode (bm25). */
 export const SEARCH_LIMITS = {
@@ -341,6 +341,22 @@ async function runGrep(args: SearchArgs, context: ToolContext): Promise<ToolResu
       epoch: context.carryover.epoch,
     })
   pipeline.attach(context.signal)
+  // A cursor this session's carried-over search did not give may be forged: the file it
+  // resumes inside must be one this search sees (under `path`, admitted by `include`, not
+  // hidden or ignored), or one gone since (counted as vanished below).
+  if (resumeInside && continued === undefined) {
+    const p = position.p as WorkspacePath
+    const seen =
+      (include === undefined || include.test(p)) &&
+      (await walkSees(context.workspace, { start, ...(enter ? { enter } : {}) }, p))
+    if (!seen && (await context.workspace.stat(p)) !== undefined) {
+      await pipeline.close()
+      throw new IsoagentError(
+        'invalid_argument',
+        'invalid cursor: it names a file this search does not see; pass metadata.next_cursor from the previous page unchanged',
+      )
+    }
+  }
   /** Matching files of earlier pages a fresh walk in backend order passes over. */
   let passOver = backend && continued === undefined ? (position?.n ?? 0) : 0
   /** Resuming inside a file: the rest of it comes first. */

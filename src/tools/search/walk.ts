@@ -352,6 +352,35 @@ export async function* walkFiles(ws: WalkSource, options: WalkOptions): AsyncGen
 }
 
 /**
+ * Whether a walk from `options.start` gives the file `path`: it is below the start, in
+ * directories `options.enter` admits, and neither hidden nor ignored. Only `path`'s ancestors
+ * are listed.
+ */
+export async function walkSees(
+  ws: WalkSource,
+  options: Pick<WalkOptions, 'start' | 'enter' | 'signal'>,
+  path: WorkspacePath,
+): Promise<boolean> {
+  const { enter } = options
+  const walk = new Walk(ws, {
+    ...options,
+    after: path,
+    inclusive: true,
+    skips: { unreadable_dirs: 0, unreadable_ignore_files: 0 },
+    // Into `path`'s ancestors only.
+    enter: (dir) =>
+      (dir === '' || path.startsWith(`${dir}/`)) && (enter === undefined || enter(dir)),
+  })
+  try {
+    let first = walk.step()
+    if (first instanceof Promise) first = await first
+    return first === path
+  } finally {
+    walk.close()
+  }
+}
+
+/**
  * The walk of {@link walkFiles}, stepped by its consumer: each {@link Walk.step} gives the next
  * item at once while the workspace answers at once (`listNow`, `readNow`), and a promise of it
  * only where something must be waited for. A consumer that takes files one at a time from a
