@@ -154,7 +154,12 @@ describe('local disk specifics', () => {
     writeFileSync(join(root, 'big.txt'), text)
     writeFileSync(join(root, 'big2.txt'), text)
     const one = await Agent.create().session(localWorkspace(root, { searchThreads: 0 }))
-    for (const s of [one, session]) {
+    // Without synchronous reads the files are streamed in chunks (as on S3 and in the browser);
+    // with them they are read whole.
+    const streamed = await Agent.create().session(
+      localWorkspace(root, { searchThreads: 0, syncMetadata: false }),
+    )
+    for (const s of [one, session, streamed]) {
       const both = `big.txt:${lines}\nbig2.txt:${lines}`
       expect(await s.grep('needle', { output_mode: 'count' })).toBe(both)
       expect(await s.grep('NEEDLE', { output_mode: 'count', case_sensitive: false })).toBe(both)
@@ -167,6 +172,7 @@ describe('local disk specifics', () => {
       ])
     }
     await one.close()
+    await streamed.close()
   })
 
   it('pages past file names a model could not send as a path', async () => {

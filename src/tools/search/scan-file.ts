@@ -25,7 +25,7 @@ export type { ScanRecord, ScanResult } from '../../workspace/file-scanner.ts'
 
 /** Text handed to the matcher at once; files are streamed in blocks of about this size. */
 const BLOCK_CHARS = 1 << 20
-/** Content mode reads a file with a line-local prefilter whole up to this size (12 MiB). */
+/** Files up to this size (12 MiB) are scanned whole in their bytes where a prefilter allows. */
 const CONTENT_BYTES_MAX = 12 * 1024 * 1024
 
 /** What to look for in one file. */
@@ -270,9 +270,11 @@ function scanFileNow(
   if (head === undefined) return undefined
   if (head.length < FIRST_READ_BYTES) return scanWhole(head, request)
   const pre = request.matcher.prefilter
-  if (request.keepText && pre?.lineLocal === true && !isBinary(head)) {
-    // Content mode scans a file up to CONTENT_BYTES_MAX whole in its bytes, read at once where
-    // the workspace can: as it holds it (memory), else into a buffer kept for it (local disk).
+  // Content mode with a line-local prefilter, and counting (all of a file's matches) with any,
+  // scan a file up to CONTENT_BYTES_MAX whole in its bytes, read at once where the workspace
+  // can: as it holds it (memory), else into a buffer kept for it (local disk).
+  const readWhole = pre !== undefined && (request.keepText ? pre.lineLocal : !request.firstOnly)
+  if (readWhole && !isBinary(head)) {
     const range = { offset: 0, length: CONTENT_BYTES_MAX + 1 }
     let whole = ws.readNow(path, range)
     if (whole === undefined) {
@@ -303,7 +305,7 @@ export function scanFileSoon(
 
 /** Where {@link scanFileNow} reads: a scan of a whole file keeps nothing of its bytes. */
 let scratch: Uint8Array | undefined
-/** Where {@link scanFileNow} reads a content-mode file larger than its first read, whole. */
+/** Where {@link scanFileNow} reads a file larger than its first read whole. */
 let wholeScratch: Uint8Array | undefined
 
 /**
