@@ -111,7 +111,7 @@ export interface WorkspaceServices {
    * and return a view of it, so a search does not allocate (and the garbage collector free) a
    * buffer per file. The caller is then done with them before it passes `into` again. A backend
    * may serve larger reads at once only into a buffer given (the local disk: 1 MiB without one,
-   * up to 16 MiB into one).
+   * up to the buffer's size, at most 16 MiB, into one).
    */
   readNow?(path: WorkspacePath, range?: ByteRange, into?: Uint8Array): Uint8Array | undefined
   /** The bytes of a file as a stream of chunks, for files too large to hold at once. */

@@ -265,49 +265,57 @@ describe.each(['memory', 'memory, awaited', 'local'] as const)('search on %s wor
     const files = {
       'a.txt': 'TODO a1\nTODO a2\n',
       'src/b.ts': 'TODO b1\nTODO b2\n',
+      'src/c.ts': 'TODO c1\n',
       '.env': 'TODO=secret\n',
       '.gitignore': 'build/\n',
-      'build/out.ts': 'TODO built\n',
+      'build/out.ts': 'TODO secret built\n',
     }
     const s = await sessionOn(kind, files)
     const decode = (c: string) => JSON.parse(Buffer.from(c, 'base64url').toString()) as object
+    // From the start of the file, so a refusal, not the line position, keeps its lines out.
     const move = (c: string, p: string) =>
-      Buffer.from(JSON.stringify({ ...decode(c), p })).toString('base64url')
-    const ask = async (extra: object, cursor?: string) => {
+      Buffer.from(JSON.stringify({ ...decode(c), p, l: 0, s: 0 })).toString('base64url')
+    const ask = async (on: Session, extra: object, cursor?: string) => {
       const args = { mode: 'grep', query: 'TODO', output_mode: 'content', limit: 1, ...extra }
-      return s.tool('search', { ...args, ...(cursor ? { cursor } : {}) })
+      return on.tool('search', { ...args, ...(cursor ? { cursor } : {}) })
     }
-    const all = await ask({})
-    const inside = all.metadata!.next_cursor as string
+    const inside = (await ask(s, {})).metadata!.next_cursor as string
     expect(decode(inside)).toMatchObject({ p: 'a.txt', i: 1 })
-    const ts = (await ask({ include: '*.ts' })).metadata!.next_cursor as string
+    const ts = (await ask(s, { include: '*.ts' })).metadata!.next_cursor as string
     expect(decode(ts)).toMatchObject({ p: 'src/b.ts', i: 1 })
+    const inSrc = (await ask(s, { path: 'src' })).metadata!.next_cursor as string
+    expect(decode(inSrc)).toMatchObject({ p: 'src/b.ts', i: 1 })
     const refused: [object, string][] = [
       [{}, move(inside, '.env')],
       [{}, move(inside, 'build/out.ts')],
       [{ include: '*.ts' }, move(ts, 'a.txt')],
       [{ include: '*.ts' }, move(ts, 'build/out.ts')],
+      [{ path: 'src' }, move(inSrc, 'a.txt')],
     ]
     for (const [extra, cursor] of refused) {
-      const r = await ask(extra, cursor)
+      const r = await ask(s, extra, cursor)
       expect(r.exitCode, JSON.stringify(decode(cursor))).toBe(1)
       expect(r.errorKind?.type).toBe('invalid_argument')
       expect(r.output).not.toContain('secret')
+      expect(r.output).not.toContain('a1')
     }
-    // A file gone since is passed over, as a file that vanishes mid-walk is; the cursors the
-    // search gave work in a session that did not make them.
-    const gone = await ask({}, move(inside, 'gone.txt'))
-    expect(gone.exitCode).toBe(0)
-    expect(gone.output).toContain('src/b.ts:1:TODO b1')
+    // A file gone since, or a directory now, is passed over (as a file that vanishes mid-walk
+    // is), and the walk goes on after it.
+    for (const p of ['gone.txt', 'src']) {
+      const r = await ask(s, {}, move(inside, p))
+      expect(r.exitCode, p).toBe(0)
+      expect(r.output.split('\n')[0], p).toBe('src/b.ts:1:TODO b1')
+      expect(r.metadata!.files_skipped).toMatchObject({ vanished: 1 })
+    }
+    // The cursors the search gave work in a session that did not make them.
     const other = await sessionOn(kind, files)
-    const next = await other.tool('search', {
-      mode: 'grep',
-      query: 'TODO',
-      output_mode: 'content',
-      limit: 1,
-      cursor: inside,
-    })
-    expect(next.output.split('\n')[0]).toBe('a.txt:2:TODO a2')
+    expect((await ask(other, {}, inside)).output.split('\n')[0]).toBe('a.txt:2:TODO a2')
+    expect((await ask(other, { include: '*.ts' }, ts)).output.split('\n')[0]).toBe(
+      'src/b.ts:2:TODO b2',
+    )
+    expect((await ask(other, { path: 'src' }, inSrc)).output.split('\n')[0]).toBe(
+      'src/b.ts:2:TODO b2',
+    )
   })
 
   it('bounds catastrophic patterns with a linear-time engine', async () => {

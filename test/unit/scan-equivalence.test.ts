@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { seededTexts, type Piece } from '../helpers/seeded-texts.ts'
 import { memoryWorkspace, WorkspacePath } from '../../adapters/index.ts'
 import { compileLineMatcher } from '../../src/tools/search/line-matcher.ts'
-import { scanFile, type ScanRequest } from '../../src/tools/search/scan-file.ts'
+import { scanFile, scanFileSoon, type ScanRequest } from '../../src/tools/search/scan-file.ts'
 
 const PIECES: Piece[] = [
   'needle',
@@ -69,4 +69,77 @@ describe('scanFile with and without the byte prefilter', () => {
       }
     })
   }
+})
+
+/**
+ * A file over the first read is scanned whole from one read at once where the workspace reads
+ * at once (and a prefilter allows), else streamed in chunks and blocks: the results are equal.
+ */
+describe('files over the first read, scanned whole at once or streamed', () => {
+  const MiB = 1024 * 1024
+  /** `size` bytes of generated text (many seeded texts, cut at `size`). */
+  const big = (seed: number, size: number) => {
+    const out = new Uint8Array(size)
+    let at = 0
+    for (let round = 0; at < size; round++)
+      for (const text of seededTexts(seed + round, 400, PIECES, { maxPieces: 60, bomOneIn: 6 })) {
+        out.set(text.subarray(0, size - at), at)
+        at += Math.min(text.length, size - at)
+        if (at === size) break
+      }
+    return out
+  }
+  const sizes = [MiB, MiB + 777, 2.5 * MiB, 12 * MiB, 12 * MiB + 1]
+  const patterns: [string, boolean][] = [
+    ['needle', true],
+    ['needle', false],
+    ['key', false],
+    ['fn\\s+\\w*Handler', true],
+  ]
+  const requests: Omit<ScanRequest, 'matcher'>[] = [
+    { keepText: true, firstOnly: false, context: 2, afterLine: 0, shownThrough: 0, maxMatches: 40 },
+    {
+      keepText: false,
+      firstOnly: false,
+      context: 0,
+      afterLine: 0,
+      shownThrough: 0,
+      maxMatches: Number.POSITIVE_INFINITY,
+    },
+    {
+      keepText: false,
+      firstOnly: true,
+      context: 0,
+      afterLine: 0,
+      shownThrough: 0,
+      maxMatches: Number.POSITIVE_INFINITY,
+    },
+  ]
+  for (const size of sizes)
+    it(`agrees for a file of ${size} bytes`, async () => {
+      const bytes = big(size, size)
+      const memory = memoryWorkspace({ f: bytes })
+      /** Reads that wait, by the scan at once. */
+      let waited = 0
+      const now: typeof memory = {
+        ...memory,
+        read: (...args) => (waited++, memory.read(...args)),
+        readStream: (...args) => (waited++, memory.readStream(...args)),
+      }
+      const { readNow: _readNow, ...streamed } = memoryWorkspace({ f: bytes })
+      const path = WorkspacePath.parse('f')
+      for (const [pattern, caseSensitive] of patterns)
+        for (const request of requests) {
+          const matcher = compileLineMatcher(pattern, caseSensitive)
+          waited = 0
+          const a = await scanFileSoon(now, path, { ...request, matcher })
+          // A literal the bytes decide, in a file up to 12 MiB, is scanned from one read at
+          // once; `key` is not (its text holds K signs), nor is files_with_matches.
+          if (pattern === 'needle' && !request.firstOnly)
+            expect(waited > 0, `/${pattern}/ ${JSON.stringify(request)}`).toBe(size > 12 * MiB)
+          const b = await scanFile(streamed, path, { ...request, matcher })
+          expect(a, `/${pattern}/ ${JSON.stringify(request)}`).toEqual(b)
+          if (request.keepText) expect(a.records.length, pattern).toBeGreaterThan(0)
+        }
+    }, 60_000)
 })

@@ -1,5 +1,15 @@
 import type { ToolContext } from '../tool.ts'
 
+/**
+ * How long a pipeline runs at most (ms) before it gives the event loop a turn: where the
+ * workspace answers at once, a walk and its scans would otherwise hold the thread for the whole
+ * search, and nothing else (another request, a cancellation) could run meanwhile.
+ */
+export const TURN_MS = 100
+
+/** Let the event loop run what is due, then go on. */
+const turn = () => new Promise<void>((resolve) => setTimeout(resolve, 0))
+
 /** Named counts a pipeline keeps as it goes. */
 export type Counters<C> = { [K in keyof C]: number }
 
@@ -19,6 +29,8 @@ export class SearchPipeline<T, C extends Counters<C>> {
   private readonly onAbort = () => this.stop.abort()
   /** The counters at the last {@link SearchPipeline.countsSince}. */
   private reported: C
+  /** When the event loop last had a turn (see {@link TURN_MS}). */
+  private turnAt = Date.now()
 
   constructor(
     /** Results in walk order, in batches (as they become ready together). */
@@ -58,6 +70,10 @@ export class SearchPipeline<T, C extends Counters<C>> {
 
   private async refill(): Promise<T | undefined> {
     for (;;) {
+      if (Date.now() - this.turnAt >= TURN_MS) {
+        await turn()
+        this.turnAt = Date.now()
+      }
       const step = await this.source.next()
       if (step.done === true) return undefined
       this.batch = step.value

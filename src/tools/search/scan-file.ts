@@ -228,7 +228,7 @@ function lineCount(block: string): number {
   return block.endsWith('\n') ? lines : lines + 1
 }
 
-/** Scan a whole file held in `bytes` (smaller than a first read): no waiting, no copies. */
+/** Scan a whole file held in `bytes`: no waiting, no copies. */
 function scanWhole(bytes: Uint8Array, request: ScanRequest): ScanResult {
   const result = emptyResult(request)
   if (isBinary(bytes)) {
@@ -256,8 +256,9 @@ function scanWhole(bytes: Uint8Array, request: ScanRequest): ScanResult {
 
 /**
  * Scan one file without waiting, when the workspace serves its first read at once
- * (`readNow`): its result when the file fits in that read; the bytes read when it is larger
- * (hand them to {@link scanFile}); undefined when the workspace cannot read at once.
+ * (`readNow`): its result when the file fits in that read, or is scanned whole from one read
+ * at once; else the first read's bytes (hand them to {@link scanFile}); undefined when the
+ * workspace cannot read at once.
  */
 function scanFileNow(
   ws: FileReader,
@@ -270,18 +271,24 @@ function scanFileNow(
   if (head === undefined) return undefined
   if (head.length < FIRST_READ_BYTES) return scanWhole(head, request)
   const pre = request.matcher.prefilter
-  // Content mode with a line-local prefilter, and counting (all of a file's matches) with any,
-  // scan a file up to CONTENT_BYTES_MAX whole in its bytes, read at once where the workspace
-  // can: as it holds it (memory), else into a buffer kept for it (local disk).
-  const readWhole = pre !== undefined && (request.keepText ? pre.lineLocal : !request.firstOnly)
-  if (readWhole && !isBinary(head)) {
+  // With a line-local prefilter, content mode and counting (all of a file's matches) scan a file
+  // up to CONTENT_BYTES_MAX whole in its bytes, read at once where the workspace can: as it
+  // holds it (memory), else into a buffer kept for it (local disk), which a larger file does
+  // not fit, so it is not read. A file with case-folding signs would be decoded whole: it is
+  // streamed instead, in blocks.
+  if (pre?.lineLocal === true && !request.firstOnly && !isBinary(head)) {
     const range = { offset: 0, length: CONTENT_BYTES_MAX + 1 }
     let whole = ws.readNow(path, range)
     if (whole === undefined) {
-      wholeScratch ??= new Uint8Array(CONTENT_BYTES_MAX + 1)
+      wholeScratch ??= new Uint8Array(CONTENT_BYTES_MAX)
       whole = ws.readNow(path, range, wholeScratch)
     }
-    if (whole !== undefined && whole.length <= CONTENT_BYTES_MAX) return scanWhole(whole, request)
+    if (
+      whole !== undefined &&
+      whole.length <= CONTENT_BYTES_MAX &&
+      !(pre.foldsNonAscii && hasFoldingSigns(whole))
+    )
+      return scanWhole(whole, request)
   }
   // The caller scans the rest later, when `scratch` holds another file.
   return head.buffer === scratch.buffer ? head.slice() : head

@@ -268,6 +268,45 @@ async function runGlob(args: SearchArgs, context: ToolContext): Promise<ToolResu
   })
 }
 
+/**
+ * Whether a search from `start` sees the file `path` a cursor resumes inside: below `start`,
+ * admitted by `include`, neither hidden nor ignored. When it does not, the file is passed over
+ * if it is gone or no file, or if an ancestor could not be read; a file that is there is
+ * refused, for the cursor was forged.
+ */
+async function seesFile(
+  context: ToolContext,
+  start: WorkspacePath,
+  include: { test: (path: string) => boolean } | undefined,
+  enter: ((dir: WorkspacePath) => boolean) | undefined,
+  path: WorkspacePath,
+): Promise<boolean> {
+  const skips: WalkSkips = { unreadable_dirs: 0, unreadable_ignore_files: 0 }
+  const walk = {
+    start,
+    skips,
+    ...(enter ? { enter } : {}),
+    ...(context.signal ? { signal: context.signal } : {}),
+  }
+  if (
+    (include === undefined || include.test(path)) &&
+    (await walkSees(context.workspace, walk, path))
+  )
+    return true
+  let there
+  try {
+    there = await context.workspace.stat(path)
+  } catch {
+    return false
+  }
+  if (there?.kind === 'file' && skips.unreadable_dirs + skips.unreadable_ignore_files === 0)
+    throw new IsoagentError(
+      'invalid_argument',
+      'invalid cursor: it names a file this search does not see; pass metadata.next_cursor from the previous page unchanged',
+    )
+  return false
+}
+
 async function runGrep(args: SearchArgs, context: ToolContext): Promise<ToolResult> {
   const outputMode: OutputMode = args.output_mode ?? 'content'
   if (outputMode !== 'content' && args.context !== undefined && args.context > 0) {
@@ -325,6 +364,13 @@ async function runGrep(args: SearchArgs, context: ToolContext): Promise<ToolResu
   }
   const enter = prunerFor(args.include)
   const continued = continuedPipeline<Scanned, WalkSkips>(context, args.cursor, grepFits(request))
+  // A cursor the session's carried-over pages did not give may be forged: the file it resumes
+  // inside is scanned only when this search sees it.
+  const inFile =
+    resumeInside &&
+    (continued !== undefined ||
+      (await seesFile(context, start, include, enter, position.p as WorkspacePath)))
+  if (resumeInside && !inFile) counts.vanished++
   const pipeline =
     continued ??
     grepPipeline({
@@ -341,26 +387,10 @@ async function runGrep(args: SearchArgs, context: ToolContext): Promise<ToolResu
       epoch: context.carryover.epoch,
     })
   pipeline.attach(context.signal)
-  // A cursor this session's carried-over search did not give may be forged: the file it
-  // resumes inside must be one this search sees (under `path`, admitted by `include`, not
-  // hidden or ignored), or one gone since (counted as vanished below).
-  if (resumeInside && continued === undefined) {
-    const p = position.p as WorkspacePath
-    const seen =
-      (include === undefined || include.test(p)) &&
-      (await walkSees(context.workspace, { start, ...(enter ? { enter } : {}) }, p))
-    if (!seen && (await context.workspace.stat(p)) !== undefined) {
-      await pipeline.close()
-      throw new IsoagentError(
-        'invalid_argument',
-        'invalid cursor: it names a file this search does not see; pass metadata.next_cursor from the previous page unchanged',
-      )
-    }
-  }
   /** Matching files of earlier pages a fresh walk in backend order passes over. */
   let passOver = backend && continued === undefined ? (position?.n ?? 0) : 0
   /** Resuming inside a file: the rest of it comes first. */
-  let inside: Promise<Scanned> | undefined = resumeInside
+  let inside: Promise<Scanned> | undefined = inFile
     ? scanFile(
         context.workspace,
         position.p as WorkspacePath,

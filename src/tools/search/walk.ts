@@ -354,11 +354,11 @@ export async function* walkFiles(ws: WalkSource, options: WalkOptions): AsyncGen
 /**
  * Whether a walk from `options.start` gives the file `path`: it is below the start, in
  * directories `options.enter` admits, and neither hidden nor ignored. Only `path`'s ancestors
- * are listed.
+ * are listed; what could not be read is counted in `options.skips`.
  */
 export async function walkSees(
   ws: WalkSource,
-  options: Pick<WalkOptions, 'start' | 'enter' | 'signal'>,
+  options: Pick<WalkOptions, 'start' | 'enter' | 'signal' | 'skips'>,
   path: WorkspacePath,
 ): Promise<boolean> {
   const { enter } = options
@@ -366,7 +366,6 @@ export async function walkSees(
     ...options,
     after: path,
     inclusive: true,
-    skips: { unreadable_dirs: 0, unreadable_ignore_files: 0 },
     // Into `path`'s ancestors only.
     enter: (dir) =>
       (dir === '' || path.startsWith(`${dir}/`)) && (enter === undefined || enter(dir)),
