@@ -413,7 +413,13 @@ export function localFiles(realRoot: string, options: LocalFilesOptions) {
     range: ByteRange = {},
     into?: Uint8Array,
   ): Uint8Array | undefined {
-    if (!syncIo || (range.length !== undefined && range.length > syncLimit(into))) return undefined
+    // A span too large for a read at once is known before opening the file only without a
+    // buffer; with one, the file's size decides (a request may ask for more than is there).
+    if (
+      !syncIo ||
+      (into === undefined && range.length !== undefined && range.length > SYNC_READ_MAX_BYTES)
+    )
+      return undefined
     return readSmall(path, range, into)
   }
 

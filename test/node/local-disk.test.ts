@@ -116,9 +116,21 @@ describe('local disk specifics', () => {
     }
     writeFileSync(join(root, 'small.txt'), 'a needle\n')
     want.push('small.txt:1:a needle')
-    const one = await Agent.create().session(localWorkspace(root, { searchThreads: 0 }))
+    const local = localWorkspace(root, { searchThreads: 0 })
+    /** Reads the search waited for. */
+    let waited = 0
+    const one = await Agent.create().session({
+      ...local,
+      read: (...args) => (waited++, local.read(...args)),
+      readStream: (...args) => (waited++, local.readStream(...args)),
+    })
     for (const s of [one, session])
       expect((await s.grep('needle', { output_mode: 'content' })).split('\n')).toEqual(want)
+    // Only the file over the cap was read in waited-for reads; the others were read at once.
+    waited = 0
+    const some = await one.grep('needle', { output_mode: 'content', include: 'c[124].txt' })
+    expect(some.split('\n')).toEqual(want.filter((line) => /^c[124]/.test(line)))
+    expect(waited).toBe(0)
     await one.close()
     // The local disk serves a read larger than its first read at once only into a buffer.
     const ws = localWorkspace(root, { searchThreads: 0 })
@@ -128,6 +140,12 @@ describe('local disk specifics', () => {
     const read = ws.readNow!(path, { offset: 0, length: 4 * MiB }, into)!
     expect(read.buffer).toBe(into.buffer)
     expect(Buffer.from(read).equals(readFileSync(join(root, 'c2.txt')))).toBe(true)
+    // As the whole-file scan asks: more than the buffer holds, so that a file too large for it
+    // is declined unread; a smaller file is read into it.
+    const whole = new Uint8Array(12 * MiB)
+    const range = { offset: 0, length: 12 * MiB + 1 }
+    expect(ws.readNow!(path, range, whole)?.buffer).toBe(whole.buffer)
+    expect(ws.readNow!(WorkspacePath.parse('c3.txt'), range, whole)).toBeUndefined()
   })
 
   it('counts exactly across chunk boundaries of large files, one read buffer reused per chunk', async () => {
