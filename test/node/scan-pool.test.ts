@@ -423,7 +423,8 @@ describe('grep on scanner threads (local disk)', () => {
       // One long request, then many short ones. Assigned to workers as they were sent, half of
       // the short ones would wait behind the long one; from the pool's queue, at most one
       // (sent to the long one's worker before it was known to be long) does.
-      const slowJob = countJob('[xz]{3}y') // decoded and matched by a regex: seconds of work
+      // No literal to look for first: decoded and matched by a regex, seconds of work.
+      const slowJob = countJob('[xz]{3}[yw]')
       let longDone = false
       const long = a.scan(slowJob, slow).then((r) => ((longDone = true), r))
       let beforeLong = 0

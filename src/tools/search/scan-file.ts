@@ -271,12 +271,18 @@ function scanFileNow(
   if (head === undefined) return undefined
   if (head.length < FIRST_READ_BYTES) return scanWhole(head, request)
   const pre = request.matcher.prefilter
-  // With a line-local prefilter, content mode and counting (all of a file's matches) scan a file
-  // up to CONTENT_BYTES_MAX whole in its bytes, read at once where the workspace can: as it
-  // holds it (memory), else into a buffer kept for it (local disk), which a larger file does
-  // not fit, so it is not read. A file with case-folding signs would be decoded whole: it is
-  // streamed instead, in blocks.
-  if (pre?.lineLocal === true && !request.firstOnly && !isBinary(head)) {
+  // With a line-local prefilter, a file up to CONTENT_BYTES_MAX is scanned whole in its bytes,
+  // read at once where the workspace can: as it holds it (memory), else into a buffer kept for
+  // it (local disk), which a larger file does not fit, so it is not read. A file with
+  // case-folding signs would be decoded whole: it is streamed instead, in blocks.
+  if (pre?.lineLocal === true && !isBinary(head)) {
+    if (request.firstOnly) {
+      // files_with_matches: the whole lines of the first read decide most files.
+      const result = emptyResult(request)
+      const lastEnd = head.lastIndexOf(0x0a)
+      if (lastEnd !== -1) countBlock(head.subarray(0, lastEnd + 1), true, request, pre, result)
+      if (result.matches > 0) return result
+    }
     const range = { offset: 0, length: CONTENT_BYTES_MAX + 1 }
     let whole = ws.readNow(path, range)
     if (whole === undefined) {
