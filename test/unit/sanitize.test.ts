@@ -15,6 +15,13 @@ const SAMPLES = [
   'gho_0123456789abcdefghijklmnopqrstuvwxyzAB',
   'slack xoxb-1234567890-abcdefghij',
   'slack xoxp-1234567890-abcdefghij',
+  'ghs_0123456789abcdefghijklmnopqrstuvwxyzAB',
+  'ghu_0123456789abcdefghijklmnopqrstuvwxyzAB',
+  'ghr_0123456789abcdefghijklmnopqrstuvwxyzAB',
+  'xoxa-1234567890-abcdefghij',
+  'xoxo-1234567890-abcdefghij',
+  'xoxr-1234567890-abcdefghij',
+  'xoxs-1234567890-abcdefghij',
 ]
 
 describe('Sanitizer', () => {
@@ -96,8 +103,13 @@ describe('Sanitizer against a global replace of each pattern', () => {
     'gh',
     'ghp_',
     'gho_',
+    'ghs_',
+    'ghx_',
     'xox',
     'xoxb-',
+    'xoxr-',
+    'xoxq-',
+    'xoxox',
     '0123456789',
     '-----BEGIN ',
     'RSA ',
