@@ -38,32 +38,39 @@ import type { ToolResult } from '../adapters/index.ts'
 import { machineLine, median } from './harness.ts'
 import { ensureSearchTree, RARE_LITERAL, SEARCH_TREE_DIR } from './search-tree.ts'
 
+const REPO = nodePath.resolve(import.meta.dirname, '..')
 const fromSources = process.env.ISOAGENT_BENCH_SOURCES === '1'
+/** The newest modification time of a `.ts` file below `dir`. */
+function newestSource(dir: string): number {
+  return Math.max(
+    0,
+    ...readdirSync(dir, { withFileTypes: true }).map((e) =>
+      e.isDirectory()
+        ? newestSource(nodePath.join(dir, e.name))
+        : e.name.endsWith('.ts')
+          ? statSync(nodePath.join(dir, e.name)).mtimeMs
+          : 0,
+    ),
+  )
+}
+/** When the sources dist/ is built from last changed (not looked at for a run from sources). */
+const sourcesChanged = fromSources
+  ? 0
+  : Math.max(
+      newestSource(nodePath.join(REPO, 'src')),
+      newestSource(nodePath.join(REPO, 'adapters')),
+    )
 /** Our module `path` (no extension): from dist/, or from the sources. */
 async function ours<T>(path: string): Promise<T> {
   if (fromSources) return (await import(`../${path}.ts`)) as T
-  const built = nodePath.join(import.meta.dirname, '..', 'dist', `${path}.js`)
-  const newest = (dir: string): number =>
-    Math.max(
-      0,
-      ...readdirSync(dir, { withFileTypes: true }).map((e) =>
-        e.isDirectory()
-          ? newest(nodePath.join(dir, e.name))
-          : e.name.endsWith('.ts')
-            ? statSync(nodePath.join(dir, e.name)).mtimeMs
-            : 0,
-      ),
-    )
-  const root = nodePath.join(import.meta.dirname, '..')
+  const built = nodePath.join(REPO, 'dist', `${path}.js`)
   let builtAt = 0
   try {
     builtAt = statSync(built).mtimeMs
   } catch {
     // No build: reported below.
   }
-  if (
-    builtAt < Math.max(newest(nodePath.join(root, 'src')), newest(nodePath.join(root, 'adapters')))
-  )
+  if (builtAt < sourcesChanged)
     throw new Error(`${built} is missing or older than the sources: run npm run build first`)
   return (await import(built)) as T
 }
@@ -76,7 +83,6 @@ const { queryTerms } = await ours<typeof import('../src/tools/search/tokenize.ts
   'src/tools/search/tokenize',
 )
 
-const REPO = nodePath.resolve(import.meta.dirname, '..')
 const ROUNDS = Number(process.env.SEARCH_BENCH_ROUNDS ?? 3)
 /**
  * Untimed runs of every side before its timed rounds (the first also gives the results to check):

@@ -11,14 +11,14 @@ import {
   MAX_LINE_CHARS,
   WHOLE,
 } from './scan-bytes.ts'
-import { BINARY_SNIFF_BYTES } from '../../text/bytes.ts'
+import { BINARY_SNIFF_BYTES, concatBytes } from '../../text/bytes.ts'
 import type { WorkspacePath } from '../../workspace/workspace-path.ts'
 import type { WorkspaceServices } from '../../workspace/workspace-services.ts'
 
 /** The part of a workspace a scan reads through. */
 export type FileReader = Pick<WorkspaceServices, 'read' | 'readStream' | 'readNow'>
 import type { ScanResult } from '../../workspace/file-scanner.ts'
-import type { LineMatcher } from './line-matcher.ts'
+import type { BytePrefilter, LineMatcher } from './line-matcher.ts'
 
 export { MAX_LINE_CHARS } from './scan-bytes.ts'
 export type { ScanRecord, ScanResult } from '../../workspace/file-scanner.ts'
@@ -255,6 +255,17 @@ function scanWhole(bytes: Uint8Array, request: ScanRequest): ScanResult {
 }
 
 /**
+ * A file over its first read, held whole in `bytes`, scanned at once; undefined when it is to be
+ * streamed instead: over CONTENT_BYTES_MAX, or holding case-folding signs (it would be decoded
+ * whole). Only with a line-local prefilter, which decides in the bytes.
+ */
+function scanWholeLarge(bytes: Uint8Array, request: ScanRequest, pre: BytePrefilter) {
+  if (bytes.length > CONTENT_BYTES_MAX || (pre.foldsNonAscii && hasFoldingSigns(bytes)))
+    return undefined
+  return scanWhole(bytes, request)
+}
+
+/**
  * Scan one file without waiting, when the workspace serves its first read at once
  * (`readNow`): its result when the file fits in that read, or is scanned whole from one read
  * at once; else the first read's bytes (hand them to {@link scanFile}); undefined when the
@@ -273,8 +284,7 @@ function scanFileNow(
   const pre = request.matcher.prefilter
   // With a line-local prefilter, a file up to CONTENT_BYTES_MAX is scanned whole in its bytes,
   // read at once where the workspace can: as it holds it (memory), else into a buffer kept for
-  // it (local disk), which a larger file does not fit, so it is not read. A file with
-  // case-folding signs would be decoded whole: it is streamed instead, in blocks.
+  // it (local disk), which a larger file does not fit, so it is not read.
   if (pre?.lineLocal === true && !isBinary(head)) {
     if (request.firstOnly) {
       // files_with_matches: the whole lines of the first read decide most files.
@@ -289,14 +299,11 @@ function scanFileNow(
       wholeScratch ??= new Uint8Array(CONTENT_BYTES_MAX)
       whole = ws.readNow(path, range, wholeScratch)
     }
-    if (
-      whole !== undefined &&
-      whole.length <= CONTENT_BYTES_MAX &&
-      !(pre.foldsNonAscii && hasFoldingSigns(whole))
-    )
-      return scanWhole(whole, request)
+    const scanned = whole === undefined ? undefined : scanWholeLarge(whole, request, pre)
+    if (scanned !== undefined) return scanned
   }
-  // The caller scans the rest later, when `scratch` holds another file.
+  // The caller scans the rest later, when `scratch` holds another file (and does not try the
+  // whole read again).
   return head.buffer === scratch.buffer ? head.slice() : head
 }
 
@@ -324,7 +331,8 @@ let wholeScratch: Uint8Array | undefined
 /**
  * Scan one file for matching lines, streaming it block by block so no file becomes one huge
  * string. A NUL byte in the first 8 KiB marks it binary and it is skipped. `head` is the file's
- * first read, when the caller has made it already ({@link scanFileNow}).
+ * first read, when {@link scanFileNow} has made it already: it has then also tried to read the
+ * file whole, which is not tried again.
  */
 export async function scanFile(
   ws: FileReader,
@@ -333,6 +341,7 @@ export async function scanFile(
   signal?: AbortSignal,
   head?: Uint8Array,
 ): Promise<ScanResult> {
+  const triedWhole = head !== undefined
   // Small files (most of a tree) take one read; larger ones stream the rest in chunks.
   head ??= await ws.read(path, { offset: 0, length: FIRST_READ_BYTES })
   if (head.length < FIRST_READ_BYTES) return scanWhole(head, request)
@@ -345,22 +354,16 @@ export async function scanFile(
   const pre = request.matcher.prefilter
   if (pre !== undefined && !request.keepText)
     return countWithPrefilter(ws, path, head, request, pre, result, signal)
-  if (pre !== undefined && pre.lineLocal) {
-    // Files up to CONTENT_BYTES_MAX are scanned whole in their bytes.
-    let whole: Uint8Array | undefined
+  if (pre?.lineLocal === true && !triedWhole) {
     const rest = await ws.read(path, {
       offset: FIRST_READ_BYTES,
       length: CONTENT_BYTES_MAX - FIRST_READ_BYTES + 1,
     })
-    if (rest.length <= CONTENT_BYTES_MAX - FIRST_READ_BYTES) {
-      whole = new Uint8Array(head.length + rest.length)
-      whole.set(head)
-      whole.set(rest, head.length)
-    }
-    if (whole !== undefined && !(pre.foldsNonAscii && hasFoldingSigns(whole))) {
-      contentInBytes(whole, request, pre, result)
-      return result
-    }
+    const scanned =
+      rest.length > CONTENT_BYTES_MAX - FIRST_READ_BYTES
+        ? undefined
+        : scanWholeLarge(concatBytes([head, rest]), request, pre)
+    if (scanned !== undefined) return scanned
   }
   if (pre !== undefined && !(await containsLiteral(ws, path, head, pre, signal))) return result
   let reader: ChunkReader | undefined
