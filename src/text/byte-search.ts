@@ -1,3 +1,5 @@
+import { inKernelMemory, simdCountLineEnds, simdFinder } from './simd-bytes.ts'
+
 /**
  * A literal to find in raw UTF-8 bytes, without decoding them. Decoding is faithful for every
  * well-formed sequence and a lead byte is never swallowed by a malformed one, so a text contains
@@ -195,14 +197,38 @@ export function horspoolFinder(needle: ByteNeedle): FinderStrategy {
 }
 
 /**
+ * The SIMD kernel's cost in ns per byte (about 9 GB/s over node_modules text, whatever the
+ * needle: see bench/byte-kernels.ts).
+ */
+const VECTOR_NS = 0.1
+
+/**
  * Compile a finder for `needle`: whichever of {@link anchorFinder} and {@link horspoolFinder}
- * the byte frequencies of source code say is cheaper.
+ * the byte frequencies of source code say is cheaper, and for bytes in the kernel memory the
+ * WebAssembly SIMD kernel ({@link vectorFinder}) where that is cheaper still.
  */
 export function byteFinder(needle: ByteNeedle): ByteFinder {
   const anchor = anchorFinder(needle)
-  if (needle.bytes.length < 3) return anchor.find
-  const horspool = horspoolFinder(needle)
-  return horspool.nsPerByte < anchor.nsPerByte ? horspool.find : anchor.find
+  const horspool = needle.bytes.length < 3 ? undefined : horspoolFinder(needle)
+  const best = horspool !== undefined && horspool.nsPerByte < anchor.nsPerByte ? horspool : anchor
+  // memchr on a rare byte outruns the kernel: it is kept for such needles.
+  const vector = best.nsPerByte > VECTOR_NS ? vectorFinder(needle) : undefined
+  if (vector === undefined) return best.find
+  const { find } = best
+  return (text, from) => (inKernelMemory(text) ? vector(text, from) : find(text, from))
+}
+
+/**
+ * The SIMD kernel's finder for `needle`, testing 16 places at a time by its two rarest bytes
+ * (both cases of a folded letter counted), as the memchr crate's packed pair does.
+ */
+export function vectorFinder(needle: ByteNeedle): ByteFinder | undefined {
+  const { bytes, foldAsciiCase: fold } = needle
+  const cost = (b: number) =>
+    fold && isLetter(b) ? frequency(b) + frequency(b & ~0x20) : frequency(b)
+  const byCost = [...bytes.keys()].sort((a, b) => cost(bytes[a]!) - cost(bytes[b]!) || a - b)
+  const masks = bytes.map((b) => (fold && isLetter(b) ? 0x20 : 0))
+  return simdFinder(bytes, masks, byCost[0]!, byCost[1] ?? byCost[0]!)
 }
 
 /**
@@ -240,12 +266,18 @@ export function hasLowerCasingSigns(text: Uint8Array): boolean {
   return KELVIN_SIGN(text, 0) !== -1 || CAPITAL_I_WITH_DOT(text, 0) !== -1
 }
 
+/** Spans shorter than this are counted here rather than by the SIMD kernel (a call costs). */
+const VECTOR_COUNT_MIN = 64
+
 /**
- * How many line ends (`\n`) `bytes` holds in `[from, to)`: four bytes at a time, a zero-byte test
- * on each 32-bit word whose per-byte results are summed in the word's four lanes (two words a
- * step, folded before a lane can reach 256): about three times as fast as an `indexOf` per line.
+ * How many line ends (`\n`) `bytes` holds in `[from, to)`: by the SIMD kernel for bytes in the
+ * kernel memory (see `searchBuffers`), else four bytes at a time, a zero-byte test on each 32-bit
+ * word whose per-byte results are summed in the word's four lanes (two words a step, folded
+ * before a lane can reach 256): about three times as fast as an `indexOf` per line.
  */
 export function countLineEnds(bytes: Uint8Array, from: number, to: number): number {
+  if (to - from >= VECTOR_COUNT_MIN && inKernelMemory(bytes))
+    return simdCountLineEnds(bytes, from, to)
   let n = 0
   let i = from
   const offset = bytes.byteOffset

@@ -17,6 +17,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { Agent, WorkspacePath, type Session } from '../../adapters/index.ts'
 import { localWorkspace } from '../../adapters/node-fs/index.ts'
 import { listings } from '../../adapters/node-fs/local-files.ts'
+import { inKernelMemory } from '../../src/text/simd-bytes.ts'
 
 let root: string
 let session: Session
@@ -119,10 +120,16 @@ describe('local disk specifics', () => {
     const local = localWorkspace(root, { searchThreads: 0 })
     /** Reads the search waited for. */
     let waited = 0
+    /** Whether each buffer the search read into lies in the SIMD kernels' memory. */
+    const intoKernel = new Set<boolean>()
     const one = await Agent.create().session({
       ...local,
       read: (...args) => (waited++, local.read(...args)),
       readStream: (...args) => (waited++, local.readStream(...args)),
+      readNow: (path, range, into) => {
+        if (into !== undefined) intoKernel.add(inKernelMemory(into))
+        return local.readNow!(path, range, into)
+      },
     })
     for (const s of [one, session])
       expect((await s.grep('needle', { output_mode: 'content' })).split('\n')).toEqual(want)
@@ -131,6 +138,8 @@ describe('local disk specifics', () => {
     const some = await one.grep('needle', { output_mode: 'content', include: 'c[124].txt' })
     expect(some.split('\n')).toEqual(want.filter((line) => /^c[124]/.test(line)))
     expect(waited).toBe(0)
+    // Node runs the kernels: the reads went into their memory, where they search in place.
+    expect([...intoKernel]).toEqual([true])
     await one.close()
     // The local disk serves a read larger than its first read at once only into a buffer.
     const ws = localWorkspace(root, { searchThreads: 0 })

@@ -88,6 +88,18 @@ export function expectKeyFacts(record: SmokeRecord): void {
   expect(step('ls root')).toMatchObject({ exitCode: 0, output: 'bom.txt\nlog.txt\nnotes/\nsrc/' })
   expect(step('ls dir')).toMatchObject({ exitCode: 0, output: 'crlf.txt' })
 
+  // search
+  expect(step('grep content')).toMatchObject({
+    exitCode: 0,
+    output:
+      "src/app.ts:1:export const x = 1\nsrc/app.ts:2:export const y = 3\nsrc/app.ts:3:export const z = 'ζ'",
+  })
+  expect(step('grep case-insensitive (CRLF)').output).toBe(
+    'notes/crlf.txt:2:BETA\nnotes/crlf.txt:3:gamma',
+  )
+  expect(step('grep count').output).toBe('bom.txt:2\nlog.txt:1\nsrc/app.ts:3')
+  expect(step('grep multi-byte literal').output).toBe('bom.txt')
+
   // hostile input: typed failures, nothing changed.
   expect(step('bad: ../ escape')).toMatchObject({
     exitCode: 1,

@@ -187,6 +187,20 @@ export async function runSmokeScenario(): Promise<SmokeRecord> {
     await call('ls root', 'ls', {})
     await call('ls dir', 'ls', { path: 'notes' })
 
+    // search: each runtime's byte search (WebAssembly SIMD kernels where they load) must agree.
+    await call('grep content', 'search', { mode: 'grep', query: 'export const', context: 1 })
+    await call('grep case-insensitive (CRLF)', 'search', {
+      mode: 'grep',
+      query: 'beta|GAMMA',
+      case_sensitive: false,
+    })
+    await call('grep count', 'search', { mode: 'grep', query: 'e', output_mode: 'count' })
+    await call('grep multi-byte literal', 'search', {
+      mode: 'grep',
+      query: '✓ 日本語',
+      output_mode: 'files_with_matches',
+    })
+
     // hostile input: must fail typed and change nothing
     await snapshot('before bad input')
     await call('bad: ../ escape', 'read', { file_path: '../etc/passwd' })

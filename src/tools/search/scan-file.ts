@@ -1,6 +1,7 @@
 import { IsoagentError } from '../../errors.ts'
 import { hasFoldingSigns, indexOfByte } from '../../text/byte-search.ts'
 import { chunkReader, type ChunkReader } from '../../text/chunk-reader.ts'
+import { searchBuffers } from '../../text/simd-bytes.ts'
 import {
   CHUNK_BYTES,
   containsLiteral,
@@ -277,7 +278,8 @@ function scanFileNow(
   request: ScanRequest,
 ): ScanResult | Uint8Array | undefined {
   if (ws.readNow === undefined) return undefined
-  scratch ??= new Uint8Array(FIRST_READ_BYTES)
+  const own = (buffers ??= readBuffers())
+  const { scratch } = own
   const head = ws.readNow(path, { offset: 0, length: FIRST_READ_BYTES }, scratch)
   if (head === undefined) return undefined
   if (head.length < FIRST_READ_BYTES) return scanWhole(head, request)
@@ -295,10 +297,8 @@ function scanFileNow(
     }
     const range = { offset: 0, length: CONTENT_BYTES_MAX + 1 }
     let whole = ws.readNow(path, range)
-    if (whole === undefined) {
-      wholeScratch ??= new Uint8Array(CONTENT_BYTES_MAX)
-      whole = ws.readNow(path, range, wholeScratch)
-    }
+    if (whole === undefined)
+      whole = ws.readNow(path, range, (own.wholeScratch ??= new Uint8Array(CONTENT_BYTES_MAX)))
     const scanned = whole === undefined ? undefined : scanWholeLarge(whole, request, pre)
     if (scanned !== undefined) return scanned
   }
@@ -323,10 +323,18 @@ export function scanFileSoon(
   return scanFile(ws, path, request, signal, now)
 }
 
-/** Where {@link scanFileNow} reads: a scan of a whole file keeps nothing of its bytes. */
-let scratch: Uint8Array | undefined
-/** Where {@link scanFileNow} reads a file larger than its first read whole. */
-let wholeScratch: Uint8Array | undefined
+/**
+ * Where {@link scanFileNow} reads: `scratch` a file's first read, `wholeScratch` a larger file
+ * whole (made when first needed). A scan of a whole file keeps nothing of their bytes. Where the
+ * SIMD kernels run, both lie in their memory, and the kernels search them in place.
+ */
+let buffers: { scratch: Uint8Array; wholeScratch?: Uint8Array } | undefined
+function readBuffers(): { scratch: Uint8Array; wholeScratch?: Uint8Array } {
+  const inKernelMemory = searchBuffers([FIRST_READ_BYTES, CONTENT_BYTES_MAX])
+  return inKernelMemory === undefined
+    ? { scratch: new Uint8Array(FIRST_READ_BYTES) }
+    : { scratch: inKernelMemory[0]!, wholeScratch: inKernelMemory[1]! }
+}
 
 /**
  * Scan one file for matching lines, streaming it block by block so no file becomes one huge
