@@ -24,6 +24,8 @@ export interface PackedOutcomes {
 export interface PackedTree extends PackedOutcomes {
   dirs: { files: number; skips: TreeScanOutcome['skips']; resumeAfter?: WorkspacePath }[]
   paths: WorkspacePath[]
+  /** How many files each entry stands for (see {@link TreeScanOutcome.files}). */
+  counts: Uint32Array
 }
 
 /** Pack `outcomes` (see {@link PackedOutcomes}). */
@@ -72,28 +74,78 @@ export function unpackOutcomes(packed: PackedOutcomes): FileScanOutcome[] {
   return outcomes
 }
 
-/** Pack a tree scan's outcomes (see {@link PackedOutcomes}). */
+/**
+ * Whether a file's outcome says nothing but that it was scanned: no match, no error, not
+ * binary, no line too long. {@link packTree} sends runs of such files as one.
+ */
+function quiet(outcome: FileScanOutcome): boolean {
+  if (!('result' in outcome)) return false
+  const r = outcome.result
+  return (
+    r.matches === 0 &&
+    !r.binary &&
+    r.lineTooLong === undefined &&
+    r.records.length === 0 &&
+    !r.more &&
+    r.lastMatchLine === 0 &&
+    r.shownThrough === 0
+  )
+}
+
+/**
+ * Pack a tree scan's outcomes (see {@link PackedOutcomes}). A run of quiet files in a directory
+ * travels as its last file and the run's length (most files of a large tree hold no match, and
+ * the calling thread only counts them).
+ */
 export function packTree(tree: readonly TreeScanOutcome[]): PackedTree {
-  const files = tree.flatMap((dir) => dir.files)
-  return {
-    ...packOutcomes(files.map((f) => f.outcome)),
-    paths: files.map((f) => f.path),
-    dirs: tree.map((dir) => ({
-      files: dir.files.length,
+  const kept: TreeScanOutcome['files'] = []
+  const dirs = tree.map((dir) => {
+    const before = kept.length
+    let run = 0
+    let last: TreeScanOutcome['files'][number] | undefined
+    const flush = () => {
+      if (run > 0)
+        kept.push(run === 1 ? last! : { path: last!.path, outcome: last!.outcome, files: run })
+      run = 0
+    }
+    for (const file of dir.files) {
+      if (quiet(file.outcome)) {
+        run += file.files ?? 1
+        last = file
+        continue
+      }
+      flush()
+      kept.push(file)
+    }
+    flush()
+    return {
+      files: kept.length - before,
       skips: dir.skips,
       ...(dir.resumeAfter !== undefined ? { resumeAfter: dir.resumeAfter } : {}),
-    })),
+    }
+  })
+  return {
+    ...packOutcomes(kept.map((f) => f.outcome)),
+    paths: kept.map((f) => f.path),
+    counts: Uint32Array.from(kept, (f) => f.files ?? 1),
+    dirs,
   }
 }
 
-/** The tree scan outcomes {@link packTree} packed, as they were. */
+/** The tree scan outcomes {@link packTree} packed (runs of quiet files folded). */
 export function unpackTree(packed: PackedTree): TreeScanOutcome[] {
   const outcomes = unpackOutcomes(packed)
   let at = 0
   return packed.dirs.map((dir) => {
     const files: TreeScanOutcome['files'] = []
-    for (const end = at + dir.files; at < end; at++)
-      files.push({ path: packed.paths[at]!, outcome: outcomes[at]! })
+    for (const end = at + dir.files; at < end; at++) {
+      const count = packed.counts[at]!
+      files.push(
+        count === 1
+          ? { path: packed.paths[at]!, outcome: outcomes[at]! }
+          : { path: packed.paths[at]!, outcome: outcomes[at]!, files: count },
+      )
+    }
     return {
       files,
       skips: dir.skips,

@@ -71,7 +71,12 @@ export interface TreeScanRequest {
 
 /** Every file of one directory of a {@link TreeScanRequest} in walk order with its outcome, and what the walk skipped. */
 export interface TreeScanOutcome {
-  files: { path: WorkspacePath; outcome: FileScanOutcome }[]
+  /**
+   * The directories' files in walk order. An entry with `files` stands for that many files: a
+   * scanner may fold a run of files that hold no match (no error, not binary, no line too long)
+   * into the run's last file, whose outcome it keeps, and keep only the count of the others.
+   */
+  files: { path: WorkspacePath; outcome: FileScanOutcome; files?: number }[]
   skips: { unreadable_dirs: number; unreadable_ignore_files: number }
   /**
    * Set when the scan stopped at `stopAfterMatches` in this directory: the last file scanned.

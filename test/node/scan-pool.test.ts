@@ -74,7 +74,7 @@ function watched(
     fail?: boolean
   } = {},
 ) {
-  const calls = { batches: 0, trees: 0, resumed: 0, lists: 0, paths: 0 }
+  const calls = { batches: 0, trees: 0, resumed: 0, lists: 0, paths: 0, folded: 0 }
   const inner = ws.scanner!
   const died = () => Promise.reject(new Error('worker died'))
   const scanner: FileScanner = {
@@ -96,7 +96,12 @@ function watched(
       for (const dir of tree.dirs) hooks.before?.([], dir)
       if (hooks.fail) return died()
       const done = await inner.scanTree(job, tree, signal)
-      for (const d of done) calls.paths += d.files.length
+      // An entry may stand for a run of files without matches.
+      for (const d of done)
+        for (const f of d.files) {
+          calls.paths += f.files ?? 1
+          if (f.files !== undefined) calls.folded++
+        }
       return done
     },
     async listTree(tree, signal) {
@@ -197,6 +202,8 @@ describe('grep on scanner threads (local disk)', () => {
       }
       expect(calls.batches).toBeGreaterThan(0)
       expect(calls.trees).toBeGreaterThan(0)
+      // Runs of files without matches came back folded, and the pages still equal one thread's.
+      expect(calls.folded).toBeGreaterThan(0)
       // Content pages: a directory handed over stops at the page size and is handed over again.
       expect(calls.resumed).toBeGreaterThan(0)
       const summary = (await allPages(pooled, QUERIES[0]!))[0]!.metadata

@@ -35,6 +35,11 @@ export interface Scanned {
   path: WorkspacePath
   result?: ScanResult
   error?: unknown
+  /**
+   * How many files this stands for (default 1): a run of files without matches may come as its
+   * last file (see {@link TreeScanOutcome.files}).
+   */
+  files?: number
 }
 
 /** What a grep pipeline walks and scans. */
@@ -201,10 +206,14 @@ export function grepPipeline(options: GrepPipelineOptions): SearchPipeline<Scann
           queued += UNIT_WEIGHT
         }
         if (done === undefined) return []
-        grouping.record(done.files.length)
+        grouping.record(done.files.reduce((n, f) => n + (f.files ?? 1), 0))
         skips.unreadable_dirs += done.skips.unreadable_dirs
         skips.unreadable_ignore_files += done.skips.unreadable_ignore_files
-        return done.files.map((f) => ({ path: f.path, ...fromOutcome(f.outcome) }))
+        return done.files.map((f) => ({
+          path: f.path,
+          ...fromOutcome(f.outcome),
+          ...(f.files !== undefined ? { files: f.files } : {}),
+        }))
       }
       queued--
       if (item.settle !== undefined) dispatch()

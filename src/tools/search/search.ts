@@ -417,7 +417,7 @@ async function runGrep(args: SearchArgs, context: ToolContext): Promise<ToolResu
         pipeline.putBack(scan)
         break
       }
-      scanned++
+      scanned += scan.files ?? 1
       if (scan.error !== undefined) {
         const error = scan.error
         if (IsoagentError.is(error, 'not_found', 'is_directory', 'permission_denied', 'io')) {
