@@ -141,8 +141,12 @@ export function memoryWorkspace(
     async read(path, range) {
       return clip(fileOf(path).data, range)
     },
-    readNow(path, range) {
-      return clip(fileOf(path).data, range)
+    readNow(path, range, into) {
+      const bytes = clip(fileOf(path).data, range)
+      // Into the caller's buffer when it fits: a search reads into memory its kernels search.
+      if (into === undefined || bytes.length > into.length) return bytes
+      into.set(bytes)
+      return into.subarray(0, bytes.length)
     },
     async readStream(path, range) {
       const data = clip(fileOf(path).data, range)

@@ -227,7 +227,8 @@ export function vectorFinder(needle: ByteNeedle): ByteFinder | undefined {
   const cost = (b: number) =>
     fold && isLetter(b) ? frequency(b) + frequency(b & ~0x20) : frequency(b)
   const byCost = [...bytes.keys()].sort((a, b) => cost(bytes[a]!) - cost(bytes[b]!) || a - b)
-  const masks = bytes.map((b) => (fold && isLetter(b) ? 0x20 : 0))
+  // As byteMatches: a folded letter of the needle (lower-cased) matches either case of it.
+  const masks = bytes.map((b) => (fold && b >= 0x61 && b <= 0x7a ? 0x20 : 0))
   return simdFinder(bytes, masks, byCost[0]!, byCost[1] ?? byCost[0]!)
 }
 

@@ -43,10 +43,11 @@ function decodeBase64(text: string): Uint8Array<ArrayBuffer> {
 
 function loadKernels(bytes: number): Kernels | null {
   try {
+    // Compiled first: where that is refused, no memory is made.
+    const module = new WebAssembly.Module(decodeBase64(SIMD_BYTES_WASM))
     const pages = Math.ceil((NEEDLE_AREA_BYTES + bytes) / PAGE_BYTES)
     // A fixed size: growing the memory would detach every view of it.
     const memory = new WebAssembly.Memory({ initial: pages, maximum: pages })
-    const module = new WebAssembly.Module(decodeBase64(SIMD_BYTES_WASM))
     const { exports } = new WebAssembly.Instance(module, { env: { memory } })
     return {
       memory,
@@ -90,10 +91,10 @@ export function simdCountLineEnds(bytes: Uint8Array, from: number, to: number): 
 }
 
 /**
- * A finder for `needle` in bytes in the kernel memory; `masks[j]` is 0x20 where byte `j` is
- * an ASCII letter matched in either case (the needle then holds it lower-cased), else 0. The
- * kernel tests 16 places at a time by the bytes at `i1` and `i2` (pick the rarest). Undefined
- * for a needle too long for the needle area.
+ * A finder for `needle` in bytes in the kernel memory (only: see {@link inKernelMemory});
+ * `masks[j]` is 0x20 where byte `j` is a lower-case ASCII letter matched in either case, else 0.
+ * The kernel tests 16 places at a time by the bytes at `i1` and `i2` (pick the rarest).
+ * Undefined for a needle too long for the needle area.
  */
 export function simdFinder(
   needle: Uint8Array,
@@ -119,6 +120,6 @@ export function simdFinder(
       k.bytes.set(masks, at + n)
       epoch = needleEpoch
     }
-    return k.find(text.byteOffset, text.length, from, at, n, i1, i2)
+    return k.find(text.byteOffset, text.length, from < 0 ? 0 : from, at, n, i1, i2)
   }
 }

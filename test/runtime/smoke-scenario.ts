@@ -187,7 +187,9 @@ export async function runSmokeScenario(): Promise<SmokeRecord> {
     await call('ls root', 'ls', {})
     await call('ls dir', 'ls', { path: 'notes' })
 
-    // search: each runtime's byte search (WebAssembly SIMD kernels where they load) must agree.
+    // search: Node and Chromium find and count in the WebAssembly SIMD kernels' memory (the
+    // memory workspace reads into the scan's buffers), workerd in JavaScript (it compiles no
+    // WebAssembly at run time): the answers must agree.
     await call('grep content', 'search', { mode: 'grep', query: 'export const', context: 1 })
     await call('grep case-insensitive (CRLF)', 'search', {
       mode: 'grep',

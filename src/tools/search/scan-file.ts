@@ -278,10 +278,12 @@ function scanFileNow(
   request: ScanRequest,
 ): ScanResult | Uint8Array | undefined {
   if (ws.readNow === undefined) return undefined
-  const own = (buffers ??= readBuffers())
+  const own = (buffers ??= { scratch: new Uint8Array(FIRST_READ_BYTES), kernel: false })
+  if (own.readsInto === true) useKernelMemory(own)
   const { scratch } = own
   const head = ws.readNow(path, { offset: 0, length: FIRST_READ_BYTES }, scratch)
   if (head === undefined) return undefined
+  own.readsInto ??= head.buffer === scratch.buffer
   if (head.length < FIRST_READ_BYTES) return scanWhole(head, request)
   const pre = request.matcher.prefilter
   // With a line-local prefilter, a file up to CONTENT_BYTES_MAX is scanned whole in its bytes,
@@ -296,8 +298,9 @@ function scanFileNow(
       if (result.matches > 0) return result
     }
     const range = { offset: 0, length: CONTENT_BYTES_MAX + 1 }
-    let whole = ws.readNow(path, range)
-    if (whole === undefined)
+    // Into the kernels' memory where they run; else as the workspace holds it, if it can.
+    let whole = own.kernel ? ws.readNow(path, range, own.wholeScratch) : ws.readNow(path, range)
+    if (whole === undefined && !own.kernel)
       whole = ws.readNow(path, range, (own.wholeScratch ??= new Uint8Array(CONTENT_BYTES_MAX)))
     const scanned = whole === undefined ? undefined : scanWholeLarge(whole, request, pre)
     if (scanned !== undefined) return scanned
@@ -325,15 +328,26 @@ export function scanFileSoon(
 
 /**
  * Where {@link scanFileNow} reads: `scratch` a file's first read, `wholeScratch` a larger file
- * whole (made when first needed). A scan of a whole file keeps nothing of their bytes. Where the
- * SIMD kernels run, both lie in their memory, and the kernels search them in place.
+ * whole (made when first needed). A scan of a whole file keeps nothing of their bytes. Once the
+ * workspace is seen to read into the buffer it is given (`readsInto`), both move into the SIMD
+ * kernels' memory where those run (`kernel`), and the kernels search them in place.
  */
-let buffers: { scratch: Uint8Array; wholeScratch?: Uint8Array } | undefined
-function readBuffers(): { scratch: Uint8Array; wholeScratch?: Uint8Array } {
-  const inKernelMemory = searchBuffers([FIRST_READ_BYTES, CONTENT_BYTES_MAX])
-  return inKernelMemory === undefined
-    ? { scratch: new Uint8Array(FIRST_READ_BYTES) }
-    : { scratch: inKernelMemory[0]!, wholeScratch: inKernelMemory[1]! }
+interface ReadBuffers {
+  scratch: Uint8Array
+  wholeScratch?: Uint8Array
+  readsInto?: boolean
+  kernel: boolean
+  tried?: boolean
+}
+let buffers: ReadBuffers | undefined
+function useKernelMemory(own: ReadBuffers) {
+  if (own.tried === true) return
+  own.tried = true
+  const inKernel = searchBuffers([FIRST_READ_BYTES, CONTENT_BYTES_MAX])
+  if (inKernel === undefined) return
+  own.scratch = inKernel[0]!
+  own.wholeScratch = inKernel[1]!
+  own.kernel = true
 }
 
 /**
