@@ -301,18 +301,24 @@ export function portConformance(
               await outcomeOf(() => workspace.list(p(dir), options)),
             )
           }
+        // With a buffer given (too small for some reads, large enough for others): the same
+        // bytes; read into it, they start at its start.
+        const buffers = [undefined, new Uint8Array(4), new Uint8Array(64)]
         for (const path of ['top.txt', 'd/f3.txt', 'd', 'missing.txt'])
-          for (const range of [undefined, { offset: 2, length: 3 }, { offset: 50 }]) {
-            const atOnce = await now(() => {
-              const bytes = workspace.readNow?.(p(path), range)
-              return bytes === undefined ? undefined : [...bytes]
-            })
-            if (atOnce === undefined) continue
-            answered++
-            expect(atOnce, `${path} ${JSON.stringify(range)}`).toEqual(
-              await outcomeOf(async () => [...(await workspace.read(p(path), range))]),
-            )
-          }
+          for (const range of [undefined, { offset: 2, length: 3 }, { offset: 50 }])
+            for (const into of buffers) {
+              const atOnce = await now(() => {
+                const bytes = workspace.readNow?.(p(path), range, into)
+                if (bytes !== undefined && into !== undefined && bytes.buffer === into.buffer)
+                  expect(bytes.byteOffset).toBe(into.byteOffset)
+                return bytes === undefined ? undefined : [...bytes]
+              })
+              if (atOnce === undefined) continue
+              answered++
+              expect(atOnce, `${path} ${JSON.stringify(range)} into ${into?.length}`).toEqual(
+                await outcomeOf(async () => [...(await workspace.read(p(path), range))]),
+              )
+            }
         // Memory and local disk answer at once; S3 and the browser file system never do.
         if (workspace.listNow !== undefined) expect(answered).toBeGreaterThan(10)
       } finally {
