@@ -283,7 +283,7 @@ function scanFileNow(
   const { scratch } = own
   const head = ws.readNow(path, { offset: 0, length: FIRST_READ_BYTES }, scratch)
   if (head === undefined) return undefined
-  own.readsInto ??= head.buffer === scratch.buffer
+  if (head.buffer === scratch.buffer) own.readsInto = true
   if (head.length < FIRST_READ_BYTES) return scanWhole(head, request)
   const pre = request.matcher.prefilter
   // With a line-local prefilter, a file up to CONTENT_BYTES_MAX is scanned whole in its bytes,
@@ -298,10 +298,11 @@ function scanFileNow(
       if (result.matches > 0) return result
     }
     const range = { offset: 0, length: CONTENT_BYTES_MAX + 1 }
-    // Into the kernels' memory where they run; else as the workspace holds it, if it can.
-    let whole = own.kernel ? ws.readNow(path, range, own.wholeScratch) : ws.readNow(path, range)
-    if (whole === undefined && !own.kernel)
-      whole = ws.readNow(path, range, (own.wholeScratch ??= new Uint8Array(CONTENT_BYTES_MAX)))
+    // Into the kernels' memory where they run, else as the workspace holds it; then the other.
+    const into = () =>
+      ws.readNow!(path, range, (own.wholeScratch ??= new Uint8Array(CONTENT_BYTES_MAX)))
+    let whole = own.kernel ? into() : ws.readNow(path, range)
+    if (whole === undefined) whole = own.kernel ? ws.readNow(path, range) : into()
     const scanned = whole === undefined ? undefined : scanWholeLarge(whole, request, pre)
     if (scanned !== undefined) return scanned
   }
