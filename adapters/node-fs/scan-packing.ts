@@ -28,21 +28,27 @@ export interface PackedTree extends PackedOutcomes {
   counts: Uint32Array
 }
 
+/** The result of `outcome` when it is a count and flags only (what the typed arrays carry). */
+function plainResult(outcome: FileScanOutcome): ScanResult | undefined {
+  if (!('result' in outcome)) return undefined
+  const r = outcome.result
+  const plain =
+    r.records.length === 0 &&
+    r.lastMatchLine === 0 &&
+    r.shownThrough === 0 &&
+    !r.more &&
+    (r.lineTooLong === undefined || r.lineTooLong)
+  return plain ? r : undefined
+}
+
 /** Pack `outcomes` (see {@link PackedOutcomes}). */
 export function packOutcomes(outcomes: readonly FileScanOutcome[]): PackedOutcomes {
   const matches = new Float64Array(outcomes.length)
   const flags = new Uint8Array(outcomes.length)
   const other: [number, FileScanOutcome][] = []
   outcomes.forEach((outcome, i) => {
-    const r = 'result' in outcome ? outcome.result : undefined
-    const plain =
-      r !== undefined &&
-      r.records.length === 0 &&
-      r.lastMatchLine === 0 &&
-      r.shownThrough === 0 &&
-      !r.more &&
-      (r.lineTooLong === undefined || r.lineTooLong)
-    if (!plain) {
+    const r = plainResult(outcome)
+    if (r === undefined) {
       matches[i] = -1
       other.push([i, outcome])
       return
@@ -79,17 +85,8 @@ export function unpackOutcomes(packed: PackedOutcomes): FileScanOutcome[] {
  * binary, no line too long. {@link packTree} sends runs of such files as one.
  */
 function quiet(outcome: FileScanOutcome): boolean {
-  if (!('result' in outcome)) return false
-  const r = outcome.result
-  return (
-    r.matches === 0 &&
-    !r.binary &&
-    r.lineTooLong === undefined &&
-    r.records.length === 0 &&
-    !r.more &&
-    r.lastMatchLine === 0 &&
-    r.shownThrough === 0
-  )
+  const r = plainResult(outcome)
+  return r !== undefined && r.matches === 0 && !r.binary && r.lineTooLong === undefined
 }
 
 /**

@@ -278,12 +278,12 @@ function scanFileNow(
   request: ScanRequest,
 ): ScanResult | Uint8Array | undefined {
   if (ws.readNow === undefined) return undefined
-  const own = (buffers ??= { scratch: new Uint8Array(FIRST_READ_BYTES), kernel: false })
-  if (own.readsInto === true) useKernelMemory(own)
+  const own = (buffers ??= { scratch: new Uint8Array(FIRST_READ_BYTES) })
   const { scratch } = own
   const head = ws.readNow(path, { offset: 0, length: FIRST_READ_BYTES }, scratch)
   if (head === undefined) return undefined
-  if (head.buffer === scratch.buffer) own.readsInto = true
+  // The workspace reads into the buffer given: from now on, into the kernels' memory.
+  if (own.moved === undefined && head.buffer === scratch.buffer) moveToKernelMemory(own)
   if (head.length < FIRST_READ_BYTES) return scanWhole(head, request)
   const pre = request.matcher.prefilter
   // With a line-local prefilter, a file up to CONTENT_BYTES_MAX is scanned whole in its bytes,
@@ -301,8 +301,9 @@ function scanFileNow(
     // Into the kernels' memory where they run, else as the workspace holds it; then the other.
     const into = () =>
       ws.readNow!(path, range, (own.wholeScratch ??= new Uint8Array(CONTENT_BYTES_MAX)))
-    let whole = own.kernel ? into() : ws.readNow(path, range)
-    if (whole === undefined) whole = own.kernel ? ws.readNow(path, range) : into()
+    const kernel = own.moved === true
+    let whole = kernel ? into() : ws.readNow(path, range)
+    if (whole === undefined) whole = kernel ? ws.readNow(path, range) : into()
     const scanned = whole === undefined ? undefined : scanWholeLarge(whole, request, pre)
     if (scanned !== undefined) return scanned
   }
@@ -329,26 +330,22 @@ export function scanFileSoon(
 
 /**
  * Where {@link scanFileNow} reads: `scratch` a file's first read, `wholeScratch` a larger file
- * whole (made when first needed). A scan of a whole file keeps nothing of their bytes. Once the
- * workspace is seen to read into the buffer it is given (`readsInto`), both move into the SIMD
- * kernels' memory where those run (`kernel`), and the kernels search them in place.
+ * whole (made when first needed). A scan of a whole file keeps nothing of their bytes. Once a
+ * workspace is seen to read into the buffer it is given, both move into the SIMD kernels'
+ * memory where those run (`moved`: whether they did), and the kernels search them in place.
  */
 interface ReadBuffers {
   scratch: Uint8Array
   wholeScratch?: Uint8Array
-  readsInto?: boolean
-  kernel: boolean
-  tried?: boolean
+  moved?: boolean
 }
 let buffers: ReadBuffers | undefined
-function useKernelMemory(own: ReadBuffers) {
-  if (own.tried === true) return
-  own.tried = true
+function moveToKernelMemory(own: ReadBuffers) {
   const inKernel = searchBuffers([FIRST_READ_BYTES, CONTENT_BYTES_MAX])
+  own.moved = inKernel !== undefined
   if (inKernel === undefined) return
   own.scratch = inKernel[0]!
   own.wholeScratch = inKernel[1]!
-  own.kernel = true
 }
 
 /**
