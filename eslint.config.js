@@ -8,7 +8,7 @@ export default tseslint.config(
       'node_modules/**',
       '.bench-data/**',
       'coverage/**',
-      'src/tools/validators.generated.ts',
+      'src/kernel/validators.generated.ts',
       'web-demo/dist/**',
     ],
   },

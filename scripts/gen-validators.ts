@@ -1,6 +1,6 @@
 /**
  * Precompiles the built-in tools' argument schemas to standalone validators
- * (src/tools/validators.generated.ts), so validation needs no `new Function` at run time and
+ * (src/kernel/validators.generated.ts), so validation needs no `new Function` at run time and
  * runs unchanged in workerd. Run `npm run gen:validators` after changing a tool's schema.
  */
 import { writeFileSync } from 'node:fs'
@@ -10,7 +10,7 @@ import standaloneModule from 'ajv/dist/standalone/index.js'
 import { builtinTools } from '../src/tools/builtin.ts'
 
 export const GENERATED_PATH = fileURLToPath(
-  new URL('../src/tools/validators.generated.ts', import.meta.url),
+  new URL('../src/kernel/validators.generated.ts', import.meta.url),
 )
 
 export function generateValidators(): string {

@@ -48,7 +48,7 @@ export {
 export type { LossMode, Projection, ToolResultEvidenceV1 } from './projection/project.ts'
 export { memoryArtifactStore, DEFAULT_ARTIFACT_STORE_BYTES } from './projection/artifact-store.ts'
 export type { ArtifactStore } from './projection/artifact-store.ts'
-export type { JsonSchema, ToolScheduling } from './tools/tool.ts'
+export type { JsonSchema, ToolScheduling } from './kernel/tool-spec.ts'
 export { BASH_TIMEOUT_MS, BASH_MAX_COMMAND_LENGTH, BASH_STREAM_BYTES } from './tools/bash/bash.ts'
 export type { BashArgs } from './tools/bash/bash.ts'
 export {

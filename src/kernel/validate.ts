@@ -1,4 +1,4 @@
-import * as generated from '../tools/validators.generated.ts'
+import * as generated from './validators.generated.ts'
 
 interface AjvError {
   instancePath: string

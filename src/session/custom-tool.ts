@@ -1,7 +1,12 @@
 import { Validator } from '@cfworker/json-schema'
 import { IsoagentError } from '../errors.ts'
 import { toolSuccess, type ToolResult } from '../tool-result.ts'
-import { MUTATING, type JsonSchema, type ToolScheduling, type ToolSpec } from '../tools/tool.ts'
+import {
+  MUTATING,
+  type JsonSchema,
+  type ToolScheduling,
+  type ToolSpec,
+} from '../kernel/tool-spec.ts'
 
 /** What a custom tool can do while it runs: only governed calls, never host-trusted ones. */
 export interface ToolRuntime {

@@ -4,7 +4,7 @@ import type { SessionEvent } from '../kernel/events.ts'
 import type { ActiveTool, Kernel } from '../kernel/kernel.ts'
 import type { ToolResultTransformPolicyV1 } from '../projection/policy.ts'
 import type { ToolResult } from '../tool-result.ts'
-import type { JsonSchema } from '../tools/tool.ts'
+import type { JsonSchema } from '../kernel/tool-spec.ts'
 import type { WorkspaceServices } from '../workspace/workspace-services.ts'
 import { SNAPSHOT_SCHEMA, type SessionSnapshot } from './snapshot.ts'
 import {

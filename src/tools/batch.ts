@@ -1,6 +1,6 @@
 import { IsoagentError } from '../errors.ts'
 import { toolFailure, toolSuccess, type ToolResult } from '../tool-result.ts'
-import type { ToolSpec } from './tool.ts'
+import type { ToolSpec } from '../kernel/tool-spec.ts'
 
 /** Most invocations in one batch, and the concurrency bounds. */
 export const BATCH_LIMITS = {

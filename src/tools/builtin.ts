@@ -6,7 +6,7 @@ import { lsTool } from './ls.ts'
 import { patchTool } from './patch.ts'
 import { readTool } from './read.ts'
 import { searchTool } from './search/search.ts'
-import type { ToolSpec } from './tool.ts'
+import type { ToolSpec } from '../kernel/tool-spec.ts'
 import { writeTool } from './write.ts'
 
 /** Every built-in tool, in registration order. A session offers those its workspace can serve. */

@@ -4,7 +4,7 @@ import { openTextFile, restoreTextFile, toBodyConvention } from '../text/text-fi
 import { toolSuccess } from '../tool-result.ts'
 import { boundedDiff } from './file-diff.ts'
 import { fileSummary, loadText } from './file-state.ts'
-import { MUTATING, type ToolSpec } from './tool.ts'
+import { MUTATING, type ToolSpec } from '../kernel/tool-spec.ts'
 
 interface EditArgs {
   file_path: string

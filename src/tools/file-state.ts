@@ -3,7 +3,7 @@ import { decodeTextFile, sha256Hex } from '../text/bytes.ts'
 import { bytesPreview } from '../text/preview.ts'
 import type { WorkspacePath } from '../workspace/workspace-path.ts'
 import type { WorkspaceStat } from '../workspace/workspace-services.ts'
-import type { ToolContext } from './tool.ts'
+import type { ToolContext } from '../kernel/tool-spec.ts'
 
 /** Largest file the text-editing tools (edit, patch, append) load whole. */
 export const MAX_EDIT_FILE_BYTES = 64 * 1024 * 1024

@@ -3,7 +3,7 @@ import { IsoagentError } from '../errors.ts'
 import { toolSuccess } from '../tool-result.ts'
 import { WorkspacePath } from '../workspace/workspace-path.ts'
 import type { DirEntry } from '../workspace/workspace-services.ts'
-import { READ_ONLY, type ToolSpec } from './tool.ts'
+import { READ_ONLY, type ToolSpec } from '../kernel/tool-spec.ts'
 
 /** Default and largest page of `ls`, in entries. */
 export const LS_LIMIT = { default: 200, max: 1000 } as const

@@ -4,7 +4,7 @@ import { utf8 } from '../text/bytes.ts'
 import { openTextFile, restoreTextFile, type TextFile } from '../text/text-file.ts'
 import { toolSuccess } from '../tool-result.ts'
 import { fileSummary, loadText, statFile } from './file-state.ts'
-import { MUTATING, type ToolSpec } from './tool.ts'
+import { MUTATING, type ToolSpec } from '../kernel/tool-spec.ts'
 
 /** Largest accepted diff, in UTF-8 bytes. */
 export const PATCH_MAX_BYTES = 8 * 1024 * 1024

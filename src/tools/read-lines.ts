@@ -1,7 +1,7 @@
 import { IsoagentError } from '../errors.ts'
 import { collectLineWindow, type LineWindow, type WindowLine } from '../text/line-window.ts'
 import type { WorkspacePath } from '../workspace/workspace-path.ts'
-import type { ToolContext } from './tool.ts'
+import type { ToolContext } from '../kernel/tool-spec.ts'
 
 /** Default and largest `limit` of a read, in lines. */
 export const READ_MAX_LINES = 2000

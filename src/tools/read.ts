@@ -12,7 +12,7 @@ import {
   READ_MAX_LINES,
   type ReadWindow,
 } from './read-lines.ts'
-import { READ_ONLY, type ToolContext, type ToolSpec } from './tool.ts'
+import { READ_ONLY, type ToolContext, type ToolSpec } from '../kernel/tool-spec.ts'
 
 /** Most files in one `files` batch. */
 export const READ_MAX_FILES = 32

@@ -2,7 +2,7 @@ import { IsoagentError } from '../errors.ts'
 import { bytesEqual, concatBytes, looksBinary, utf8 } from '../text/bytes.ts'
 import { toolSuccess } from '../tool-result.ts'
 import { fileSummary, statFile, MAX_EDIT_FILE_BYTES } from './file-state.ts'
-import { MUTATING, type ToolSpec } from './tool.ts'
+import { MUTATING, type ToolSpec } from '../kernel/tool-spec.ts'
 
 /** Largest `content` accepted by one write, in UTF-8 bytes. */
 export const WRITE_MAX_BYTES = 64 * 1024 * 1024

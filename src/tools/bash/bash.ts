@@ -2,7 +2,7 @@ import { IsoagentError } from '../../errors.ts'
 import { HeadTailCapture } from '../../text/head-tail-capture.ts'
 import { toolFailure, toolSuccess, type ToolErrorKind } from '../../tool-result.ts'
 import type { TreeSnapshot } from '../../workspace/shell.ts'
-import { MUTATING, type ToolContext, type ToolSpec } from '../tool.ts'
+import { MUTATING, type ToolContext, type ToolSpec } from '../../kernel/tool-spec.ts'
 import {
   CHANGED_PATHS_MAX_ENTRIES,
   CHANGED_PATHS_WALK_MS,

@@ -4,7 +4,7 @@ import { toolFailure, toolSuccess, type ToolResult } from '../../tool-result.ts'
 import type { GitBackend, GitCommit, GitSignature } from '../../workspace/git-backend.ts'
 import { WorkspacePath } from '../../workspace/workspace-path.ts'
 import type { WorkspaceServices } from '../../workspace/workspace-services.ts'
-import { MUTATING, type ToolContext, type ToolSpec } from '../tool.ts'
+import { MUTATING, type ToolContext, type ToolSpec } from '../../kernel/tool-spec.ts'
 import { workspaceGitFs } from './fs-bridge.ts'
 import {
   abbrev,

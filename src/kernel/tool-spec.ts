@@ -1,0 +1,99 @@
+import type { ToolCarryover } from './carryover.ts'
+import type { ToolResult } from '../tool-result.ts'
+import type { WorkspaceCapabilities } from '../workspace/capabilities.ts'
+import type { WorkspacePath } from '../workspace/workspace-path.ts'
+import type { WorkspaceServices } from '../workspace/workspace-services.ts'
+
+/** A JSON Schema object, as handed to models and to the validator. */
+export type JsonSchema = { [key: string]: unknown }
+
+/** Scheduling facts a tool declares; the kernel queues and fans out by them. */
+export interface ToolScheduling {
+  read_only: boolean
+  idempotent: boolean
+  resumable: boolean
+  cancellation_safe: boolean
+  supports_pagination: boolean
+  /** Most concurrent calls of this tool in one session. */
+  max_parallelism: number
+  output_kind: 'text' | 'json' | 'binary_ref'
+}
+
+/** What a running tool gets from the kernel. */
+export interface ToolContext {
+  workspace: WorkspaceServices
+  signal: AbortSignal
+  callId: string
+  /** Normalise and contain a caller-supplied path (throws `IsoagentError`). */
+  path(input: string): WorkspacePath
+  /**
+   * Run another tool as a child of this call, through every gate of the kernel. Children of a
+   * host-direct `batch`/`program` keep host trust; all others are governed `nested` calls.
+   */
+  invoke(name: string, args: unknown): Promise<ToolResult>
+  /** Scheduling facts of a tool this session offers (undefined when it offers no such tool). */
+  scheduling(name: string): ToolScheduling | undefined
+  /** Work kept between calls of this session (dropped when the workspace may change). */
+  carryover: ToolCarryover
+  /** Stream part of the output while running (`tool_output_delta` events). */
+  emitOutput(delta: string): void
+  /**
+   * Largest output (UTF-8 bytes) the session's projection passes unchanged. Tools that cut
+   * their own output to a head and a tail fit in it, so the projection never cuts their tail.
+   */
+  outputLimitBytes: number
+}
+
+/** One tool: its model-facing contract and its implementation. */
+export interface ToolSpec<Args = never> {
+  name: string
+  description: string
+  /** Closed JSON Schema (`additionalProperties: false`, no top-level `oneOf`). */
+  parameters: JsonSchema
+  /** Whether a workspace with these capabilities can serve the tool. */
+  available(capabilities: WorkspaceCapabilities): boolean
+  scheduling: ToolScheduling
+  /** Argument that permission rules like `tool(glob)` match against. */
+  primaryArgument?: string
+  /**
+   * Validate arguments (returns a message, or undefined when valid). Built-in tools omit it and
+   * use their precompiled schema validators.
+   */
+  validate?(args: unknown): string | undefined
+  /**
+   * A reason when these schema-valid arguments always need a human's approval, whatever the
+   * origin and the permission rules: the call raises `confirmation_required` and waits for
+   * `confirmToolUse`. (Deny rules still refuse model-side calls first.)
+   */
+  requiresConfirmation?(args: Args): string | undefined
+  /**
+   * The deadline (ms) the tool enforces itself for these schema-valid arguments, returning a
+   * proper result when it passes. The kernel's deadline for the call is then at least this plus
+   * `OWN_DEADLINE_MARGIN_MS`, so the tool's own deadline fires first.
+   */
+  ownDeadlineMs?(args: Args): number | undefined
+  /** Run with schema-valid `args`; may throw `IsoagentError`, which the kernel types. */
+  run(args: Args, context: ToolContext): Promise<ToolResult>
+}
+
+/** Scheduling of a tool that only reads. */
+export const READ_ONLY: ToolScheduling = {
+  read_only: true,
+  idempotent: true,
+  resumable: true,
+  cancellation_safe: true,
+  supports_pagination: true,
+  max_parallelism: 16,
+  output_kind: 'text',
+}
+
+/** Scheduling of a tool that changes the workspace. */
+export const MUTATING: ToolScheduling = {
+  read_only: false,
+  idempotent: false,
+  resumable: false,
+  cancellation_safe: false,
+  supports_pagination: false,
+  max_parallelism: 1,
+  output_kind: 'text',
+}
