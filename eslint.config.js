@@ -1,5 +1,64 @@
+import { dirname, relative, resolve, sep } from 'node:path'
 import js from '@eslint/js'
 import tseslint from 'typescript-eslint'
+
+/**
+ * The parts of the repository each part must not import, whatever the relative depth: an import
+ * is resolved against the importing file and judged by the top-level folder it lands in.
+ */
+const FORBIDDEN_PARTS = {
+  src: ['adapters', 'edge', 'web-demo', 'bench', 'test', 'bin', 'scripts'],
+  adapters: ['edge', 'web-demo', 'bench', 'test', 'bin', 'scripts'],
+  edge: ['web-demo', 'bench', 'test', 'bin', 'scripts'],
+}
+const PACKAGE_NAME = 'isoagent'
+
+const partOf = (cwd, path) => {
+  const rel = relative(cwd, path)
+  return rel.startsWith('..') ? undefined : rel.split(sep)[0]
+}
+
+/** `isoagent/part-boundaries`: no import from a part into one it must not depend on. */
+const partBoundaries = {
+  meta: {
+    type: 'problem',
+    schema: [],
+    messages: {
+      forbidden: '{{from}}/ must not import {{to}}/ ("{{specifier}}").',
+      selfReference: '{{from}}/ must not import the package by its own name ("{{specifier}}").',
+    },
+  },
+  create(context) {
+    const from = partOf(context.cwd, context.filename)
+    const forbidden = FORBIDDEN_PARTS[from]
+    if (!forbidden) return {}
+    const check = (node) => {
+      const specifier =
+        node?.type === 'Literal'
+          ? node.value
+          : node?.type === 'TemplateLiteral' && node.expressions.length === 0
+            ? node.quasis[0].value.cooked
+            : undefined
+      if (typeof specifier !== 'string') return
+      if (specifier === PACKAGE_NAME || specifier.startsWith(`${PACKAGE_NAME}/`)) {
+        context.report({ node, messageId: 'selfReference', data: { from, specifier } })
+        return
+      }
+      if (!specifier.startsWith('.') && !specifier.startsWith('/')) return
+      const to = partOf(context.cwd, resolve(dirname(context.filename), specifier))
+      if (to !== undefined && forbidden.includes(to))
+        context.report({ node, messageId: 'forbidden', data: { from, to, specifier } })
+    }
+    return {
+      ImportDeclaration: (node) => check(node.source),
+      ExportAllDeclaration: (node) => check(node.source),
+      ExportNamedDeclaration: (node) => check(node.source),
+      ImportExpression: (node) => check(node.source),
+      TSImportType: (node) => check(node.source ?? node.argument?.literal),
+      TSExternalModuleReference: (node) => check(node.expression),
+    }
+  },
+}
 
 export default tseslint.config(
   {
@@ -24,7 +83,9 @@ export default tseslint.config(
         TextDecoder: 'readonly',
       },
     },
+    plugins: { isoagent: { rules: { 'part-boundaries': partBoundaries } } },
     rules: {
+      'isoagent/part-boundaries': 'error',
       '@typescript-eslint/no-unused-vars': [
         'error',
         { argsIgnorePattern: '^_', varsIgnorePattern: '^_' },
@@ -58,10 +119,6 @@ export default tseslint.config(
               ],
               message: 'src/ is Web-standard only: no Node built-ins.',
             },
-            {
-              group: ['../adapters/*', '../../adapters/*', '../edge/*', '../../edge/*'],
-              message: 'src/ imports no adapter or edge code.',
-            },
           ],
         },
       ],
@@ -71,6 +128,8 @@ export default tseslint.config(
         { name: 'Buffer', message: 'src/ is Web-standard only: use Uint8Array.' },
         { name: 'require', message: 'src/ is ESM and Web-standard only.' },
         { name: '__dirname', message: 'src/ is Web-standard only.' },
+        { name: '__filename', message: 'src/ is Web-standard only.' },
+        { name: 'global', message: 'src/ is Web-standard only: use globalThis.' },
         { name: 'window', message: 'src/ uses no DOM.' },
         { name: 'document', message: 'src/ uses no DOM.' },
       ],
