@@ -1,4 +1,4 @@
-import { IsoagentError } from '../errors.ts'
+import { IsoagentError, type IsoagentErrorCode } from '../errors.ts'
 import type { ToolErrorKind } from '../tool-result.ts'
 
 /** A one-line, human-actionable description of any thrown value (never a stack). */
@@ -42,4 +42,27 @@ export function errorKindOf(error: unknown, op: string): ToolErrorKind {
     default:
       return { type: 'invalid_argument', message }
   }
+}
+
+const CODE_OF_KIND: Record<ToolErrorKind['type'], IsoagentErrorCode> = {
+  version_conflict: 'version_conflict',
+  not_found: 'not_found',
+  invalid_argument: 'invalid_argument',
+  hook_denied: 'permission_denied',
+  permission_denied: 'permission_denied',
+  unsupported: 'unsupported',
+  timeout: 'timeout',
+  transport: 'io',
+  cancelled: 'cancelled',
+  partial_failure: 'io',
+  rate_limited: 'io',
+}
+
+/**
+ * The {@link IsoagentErrorCode} for a failed result's `errorKind`: the same name where one exists
+ * (`not_found`, `invalid_argument`, `permission_denied`, `unsupported`, `timeout`, `cancelled`,
+ * `version_conflict`), `permission_denied` for `hook_denied`, `io` for the rest.
+ */
+export function errorCodeOf(kind: ToolErrorKind | undefined): IsoagentErrorCode {
+  return kind === undefined ? 'internal' : CODE_OF_KIND[kind.type]
 }
