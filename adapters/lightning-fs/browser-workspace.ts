@@ -194,11 +194,33 @@ function randomTag(): string {
 }
 
 /**
+ * lightning-fs opens IndexedDB in the background as soon as it is constructed: without
+ * `indexedDB` (or `navigator`) that is an uncaught ReferenceError, so refuse first.
+ */
+function requireBrowserStorage(): void {
+  const host = globalThis as { indexedDB?: unknown; navigator?: unknown }
+  const missing = [
+    ...(typeof host.indexedDB === 'undefined' ? ['indexedDB'] : []),
+    ...(typeof host.navigator === 'undefined' ? ['navigator'] : []),
+  ]
+  if (missing.length > 0) {
+    throw new IsoagentError(
+      'unsupported',
+      `browserWorkspace needs IndexedDB, and this runtime has no ${missing.join(' and no ')} ` +
+        '(plain Node.js has neither): use localWorkspace or memoryWorkspace here, or provide ' +
+        'both globals (e.g. fake-indexeddb and a navigator object) first',
+      { data: { missing } },
+    )
+  }
+}
+
+/**
  * A workspace in the browser's IndexedDB through lightning-fs (`@isomorphic-git/lightning-fs`),
  * the file system isomorphic-git uses; the workspace root is the file system's `/`. lightning-fs
  * needs `indexedDB` and `navigator` (it reads `navigator.locks` to pick its cross-tab mutex); in
- * Node provide both (fake-indexeddb and a plain `navigator` object) before using it. This module
- * touches no Node global.
+ * Node provide both (fake-indexeddb and a plain `navigator` object) before using it: without them
+ * (and without `options.fs`) it throws `IsoagentError` `unsupported` at once. This module touches
+ * no Node global.
  *
  * - Writes go to a hidden temp file beside the target (`.<name>.<hex>.isoagent-tmp`, visible to
  *   `ls` while a write runs), then a rename moves it into place. A lightning-fs rename is a
@@ -237,6 +259,7 @@ export function browserWorkspace(options: BrowserWorkspaceOptions = {}): Workspa
     throw new IsoagentError('invalid_argument', 'browserWorkspace: name must be a non-empty string')
   }
   const owned = options.fs === undefined
+  if (owned) requireBrowserStorage()
   const lfs = options.fs ?? new LightningFS(name)
   const fs: Promised = lfs.promises
   const chunkBytes = Math.max(1, options.readChunkBytes ?? 1024 * 1024)

@@ -1,4 +1,4 @@
-import { IsoagentError } from '../errors.ts'
+import { IsoagentError, type IsoagentErrorCode } from '../errors.ts'
 import type { ToolErrorKind } from '../tool-result.ts'
 
 /** A one-line, human-actionable description of any thrown value (never a stack). */
@@ -42,4 +42,12 @@ export function errorKindOf(error: unknown, op: string): ToolErrorKind {
     default:
       return { type: 'invalid_argument', message }
   }
+}
+
+/**
+ * The {@link IsoagentErrorCode} for a failed result's `errorKind`: its `type`, so a caller can
+ * switch on `error.code` exactly as on `result.errorKind.type`; `internal` when there is none.
+ */
+export function errorCodeOf(kind: ToolErrorKind | undefined): IsoagentErrorCode {
+  return kind === undefined ? 'internal' : kind.type
 }

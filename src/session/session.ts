@@ -1,4 +1,5 @@
 import { IsoagentError } from '../errors.ts'
+import { errorCodeOf } from '../kernel/error-kind.ts'
 import type { PendingConfirmation } from '../kernel/confirmations.ts'
 import type { SessionEvent } from '../kernel/events.ts'
 import type { ActiveTool, Kernel } from '../kernel/kernel.ts'
@@ -56,9 +57,10 @@ export interface EditOptions {
   expected_replacements?: number
 }
 
+/** Throw for a failed result: the code follows its `errorKind` (see {@link errorCodeOf}). */
 function throwIfFailed(result: ToolResult): ToolResult {
   if (result.exitCode !== 0) {
-    throw new IsoagentError('invalid_argument', result.output, {
+    throw new IsoagentError(errorCodeOf(result.errorKind), result.output, {
       data: { errorKind: result.errorKind },
     })
   }
@@ -158,7 +160,8 @@ export class Session {
 
   /**
    * The `read` tool's output for `path` (numbered lines). Throws `IsoagentError` when the read
-   * fails, with the typed `errorKind` in `data`.
+   * fails: its `code` follows the result's `errorKind` (`not_found`, `permission_denied`,
+   * `unsupported`, `timeout`, ...; see {@link errorCodeOf}), which is in `data.errorKind`.
    */
   async readFile(path: string, options: { offset?: number; limit?: number } = {}): Promise<string> {
     return throwIfFailed(await this.tool('read', { file_path: path, ...options })).output
@@ -196,7 +199,7 @@ export class Session {
 
   /**
    * Every path matching `pattern` (search mode glob, all pages), in path order. Throws
-   * `IsoagentError` when the search fails.
+   * `IsoagentError` when the search fails, coded as {@link Session.readFile} says.
    */
   async glob(
     pattern: string,
@@ -221,7 +224,10 @@ export class Session {
     return paths
   }
 
-  /** The `search` tool's grep output for `pattern` (one page). Throws `IsoagentError` on failure. */
+  /**
+   * The `search` tool's grep output for `pattern` (one page). Throws `IsoagentError` on failure,
+   * coded as {@link Session.readFile} says.
+   */
   async grep(pattern: string, options: GrepOptions = {}): Promise<string> {
     return throwIfFailed(await this.tool('search', { mode: 'grep', query: pattern, ...options }))
       .output

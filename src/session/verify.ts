@@ -1,4 +1,5 @@
-import { IsoagentError, type IsoagentErrorCode } from '../errors.ts'
+import { IsoagentError } from '../errors.ts'
+import { errorCodeOf } from '../kernel/error-kind.ts'
 import { utf8 } from '../text/bytes.ts'
 import { utf8SafeTailStart } from '../text/preview.ts'
 import type { ToolResult } from '../tool-result.ts'
@@ -111,16 +112,6 @@ export function verifyResult(command: VerifyCommand, result: ToolResult, duratio
   } satisfies VerifyResult
 }
 
-const CODE_OF_KIND: Record<string, IsoagentErrorCode> = {
-  timeout: 'timeout',
-  cancelled: 'cancelled',
-  not_found: 'not_found',
-  permission_denied: 'permission_denied',
-  hook_denied: 'permission_denied',
-  unsupported: 'unsupported',
-  invalid_argument: 'invalid_argument',
-}
-
 /**
  * Throw for a failed `bash` result: an `IsoagentError` whose code follows the result's
  * `errorKind` (`io` for a non-zero exit) and whose `data` holds `errorKind`, `exitCode` and the
@@ -128,7 +119,7 @@ const CODE_OF_KIND: Record<string, IsoagentErrorCode> = {
  */
 export function throwIfBashFailed(result: ToolResult): ToolResult {
   if (result.exitCode === 0) return result
-  const code = CODE_OF_KIND[result.errorKind?.type ?? ''] ?? 'io'
+  const code = result.errorKind === undefined ? 'io' : errorCodeOf(result.errorKind)
   throw new IsoagentError(code, result.output, {
     data: {
       errorKind: result.errorKind,

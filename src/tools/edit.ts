@@ -143,6 +143,7 @@ export const editTool: ToolSpec<EditArgs> = {
     const summary = `${dryRun ? 'Dry run: would replace' : 'Replaced'} ${count} occurrence${count === 1 ? '' : 's'} in ${args.file_path} (first at line ${firstLine})`
     return toolSuccess('edit', `${summary}\n${diff.diff}`, {
       file_path: args.file_path,
+      replacement_count: count,
       replacements: count,
       dry_run: dryRun,
       applied: !dryRun,

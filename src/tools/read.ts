@@ -1,7 +1,7 @@
 import { IsoagentError } from '../errors.ts'
 import { utf8Length } from '../text/bytes.ts'
-import { toolFailure, toolSuccess, type ToolResult } from '../tool-result.ts'
-import { describeError } from '../kernel/error-kind.ts'
+import { toolFailure, toolSuccess, type ToolErrorKind, type ToolResult } from '../tool-result.ts'
+import { describeError, errorKindOf } from '../kernel/error-kind.ts'
 import {
   hasMoreLines,
   moreLinesMarker,
@@ -12,6 +12,7 @@ import {
   READ_MAX_LINES,
   type ReadWindow,
 } from './read-lines.ts'
+import type { WindowLine } from '../text/line-window.ts'
 import { READ_ONLY, type ToolContext, type ToolSpec } from '../kernel/tool-spec.ts'
 
 /** Most files in one `files` batch. */
@@ -66,7 +67,8 @@ export const readTool: ToolSpec<ReadArgs> = {
         minItems: 1,
         maxItems: READ_MAX_FILES,
         description:
-          'Several files in one call (instead of file_path); each with its own offset/limit.',
+          'Several files in one call (instead of file_path); each with its own offset/limit. ' +
+          'When the budget cuts the batch, pass metadata.batch.continuation here unchanged to get the rest.',
         items: {
           type: 'object',
           additionalProperties: false,
@@ -196,10 +198,17 @@ async function readFiles(
     const start = used
     let returned = 0
     for (const line of read.window.lines) {
-      const text = renderLine(read.offset + returned + 1, line)
+      let text = renderLine(read.offset + returned + 1, line)
       if (!fits(text, reserve)) {
-        stopped = true
-        break
+        // A line longer than the whole budget is cut to fit when nothing else was shown yet, so
+        // feeding the continuation back always makes progress.
+        const room = budget - used - 1 - reserve
+        const cut = i === 0 && returned === 0 ? fitLine(read.offset + 1, line, room, budget) : null
+        if (cut === null) {
+          stopped = true
+          break
+        }
+        text = cut
       }
       push(text)
       returned++
@@ -218,14 +227,15 @@ async function readFiles(
     })
   }
 
-  const continuation = stopped ? continuationOf(outcomes) : null
-  if (continuation !== null) {
+  const continuation = stopped ? continuationOf(outcomes) : []
+  if (continuation.length > 0) {
     const full = fullMarker(budget, continuation)
     push(used + utf8Length(full) + 1 <= budget ? full : shortMarker(budget))
   }
   const output = out.join('\n')
 
-  const failed = outcomes.filter((o) => o.status === 'failed').length
+  const failures = outcomes.filter((o) => o.status === 'failed')
+  const failed = failures.length
   const read = outcomes.filter((o) => o.status === 'complete' || o.status === 'partial') as Extract<
     FileOutcome,
     { read: ReadWindow }
@@ -236,27 +246,35 @@ async function readFiles(
       requested_files: files.length,
       successful_files: read.length,
       failed_files: failed,
-      completed_files: read.filter((o) => o.status === 'complete').length,
+      completed_files: files.length - continuation.length,
       returned_lines: read.reduce((n, o) => n + o.returned, 0),
       max_output_bytes: budget,
       output_bytes: utf8Length(output),
       truncated: stopped,
-      continuation: continuation === null ? null : { files: continuation },
+      continuation,
     },
     files: outcomes.map((o) => fileMetadata(o)),
     source_anchors: read
       .filter((o) => o.returned > 0)
       .map((o) => sourceAnchor(o.request.path, o.read.offset, o.returned)),
   }
-  if (failed > 0) {
-    return toolFailure(
-      'read',
-      output,
-      { type: 'partial_failure', failed, total: files.length },
-      metadata,
-    )
+  if (failed === files.length) {
+    return toolFailure('read', output, allFailedKind(failures.map((o) => o.error)), metadata)
   }
   return toolSuccess('read', output, metadata)
+}
+
+/**
+ * The `errorKind` of a batch in which every file failed: the first file's kind when every file
+ * failed the same way (one missing file is `not_found`, as with `file_path`), else
+ * `partial_failure{failed, total}`.
+ */
+function allFailedKind(errors: unknown[]): ToolErrorKind {
+  const kinds = errors.map((error) => errorKindOf(error, 'read'))
+  const first = kinds[0]!
+  return kinds.every((k) => k.type === first.type)
+    ? first
+    : { type: 'partial_failure', failed: errors.length, total: errors.length }
 }
 
 function fileMetadata(o: FileOutcome) {
@@ -280,10 +298,43 @@ function errorSummary(error: unknown) {
     : { code: 'internal', message: describeError(error) }
 }
 
-function continuationOf(outcomes: FileOutcome[]): FileRequest[] {
-  const next: FileRequest[] = []
+/**
+ * Line `lineNumber` rendered within `room` bytes (its text cut on a code point boundary and
+ * marked), or null when not even the number and the marker fit.
+ */
+function fitLine(
+  lineNumber: number,
+  line: WindowLine,
+  room: number,
+  budget: number,
+): string | null {
+  const prefix = `${String(lineNumber).padStart(6)}\t`
+  const marker = ` … (line cut to fit max_output_bytes=${budget})`
+  let left = room - utf8Length(prefix) - utf8Length(marker)
+  if (left < 0) return null
+  let end = 0
+  for (const char of line.text) {
+    const size = utf8Length(char)
+    if (size > left) break
+    left -= size
+    end += char.length
+  }
+  return `${prefix}${line.text.slice(0, end)}${marker}`
+}
+
+/** A file request with its defaults filled in, as the continuation names it. */
+function explicit({
+  path,
+  offset = 0,
+  limit = READ_MAX_LINES,
+}: FileRequest): Required<FileRequest> {
+  return { path, offset, limit }
+}
+
+function continuationOf(outcomes: FileOutcome[]): Required<FileRequest>[] {
+  const next: Required<FileRequest>[] = []
   for (const o of outcomes) {
-    if (o.status === 'pending') next.push(o.request)
+    if (o.status === 'pending') next.push(explicit(o.request))
     else if (o.status === 'partial') {
       const offset = o.read.offset + o.returned
       const limit = o.read.appliedLimit - o.returned
@@ -295,7 +346,7 @@ function continuationOf(outcomes: FileOutcome[]): FileRequest[] {
 
 /** Marker used when the full continuation would take too much of the budget. */
 function shortMarker(budget: number): string {
-  return `... (max_output_bytes=${budget} reached; continue with metadata.batch.continuation.files)`
+  return `... (max_output_bytes=${budget} reached; continue with files=metadata.batch.continuation)`
 }
 
 function fullMarker(budget: number, files: FileRequest[]): string {
@@ -313,7 +364,7 @@ function continuationReserve(
   from: number,
   read?: ReadWindow,
 ): number {
-  const rest: FileRequest[] = files.slice(from)
+  const rest = files.slice(from).map(explicit)
   if (rest.length === 0) return 0
   if (read !== undefined) {
     rest[0] = {

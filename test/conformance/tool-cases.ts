@@ -167,51 +167,129 @@ export function toolConformance(
         })
       })
 
-      it('reads several files under one budget with an exact continuation', async () => {
+      /**
+       * Read `files` to the end by passing each call's `metadata.batch.continuation` unchanged as
+       * the next call's `files`; returns the numbered lines shown, by path, and the calls made.
+       */
+      async function readToEnd(
+        f: WorkspaceFixture,
+        files: { path: string; offset?: number; limit?: number }[],
+        budget: number,
+      ) {
+        const shown = new Map<string, string[]>()
+        const outputs: ToolResult[] = []
+        let request: unknown = files
+        for (let calls = 0; calls < 500; calls++) {
+          const r = await f.session.tool('read', { files: request, max_output_bytes: budget })
+          outputs.push(r)
+          expect(r.exitCode, r.output).toBe(0)
+          expect(r.errorKind).toBeUndefined()
+          const batch = r.metadata!.batch as Record<string, unknown>
+          expect(Buffer.byteLength(r.output)).toBeLessThanOrEqual(budget)
+          expect(batch.output_bytes).toBe(Buffer.byteLength(r.output))
+          const continuation = batch.continuation as {
+            path: string
+            offset: number
+            limit: number
+          }[]
+          expect(Array.isArray(continuation)).toBe(true)
+          expect(batch.completed_files).toBe(
+            (batch.requested_files as number) - continuation.length,
+          )
+          let path = ''
+          for (const line of r.output.split('\n')) {
+            const header = /^=== (.*) ===$/.exec(line)
+            if (header) path = header[1]!
+            else if (!line.startsWith('... (') && !line.startsWith('error: ')) {
+              shown.set(path, [...(shown.get(path) ?? []), line])
+            }
+          }
+          if (continuation.length === 0) {
+            expect(batch.truncated).toBe(false)
+            return { shown, outputs }
+          }
+          expect(batch.truncated).toBe(true)
+          for (const entry of continuation)
+            expect(Object.keys(entry)).toEqual(['path', 'offset', 'limit'])
+          expect(r.output).toMatch(/continue with files=/)
+          request = continuation
+        }
+        throw new Error('the continuation never ended')
+      }
+
+      it('reads several files under one budget; the continuation fed back returns the rest', async () => {
         const files: SeedFiles = {}
-        const expected: string[] = []
-        for (let i = 0; i < 6; i++) {
-          const lines = Array.from({ length: 60 }, (_, k) => `file ${i} line ${k} ${'•'.repeat(5)}`)
-          files[`f${i}.txt`] = lines.join('\n') + '\n'
-          expected.push(`=== f${i}.txt ===`, numbered(lines))
+        const lines: Record<string, string[]> = {}
+        for (let i = 0; i < 5; i++) {
+          lines[`f${i}.txt`] = Array.from(
+            { length: 150 + 40 * i },
+            (_, k) => `file ${i} line ${k} ${'•'.repeat(k % 9)}`,
+          )
+          files[`f${i}.txt`] = lines[`f${i}.txt`]!.join('\n') + '\n'
         }
         const f = await open(files)
-        let request: { path: string; offset?: number; limit?: number }[] = Object.keys(files).map(
-          (path) => ({ path }),
+        const { shown, outputs } = await readToEnd(
+          f,
+          Object.keys(files).map((path) => ({ path })),
+          4096,
         )
-        const got: string[] = []
-        let calls = 0
-        for (;;) {
-          const r = await f.session.tool('read', { files: request, max_output_bytes: 4096 })
-          calls++
-          expect(r.exitCode).toBe(0)
-          const batch = r.metadata!.batch as Record<string, unknown>
-          expect(Buffer.byteLength(r.output)).toBeLessThanOrEqual(4096)
-          expect(batch.output_bytes).toBe(Buffer.byteLength(r.output))
-          const body = r.output.split('\n').filter((l) => !l.startsWith('... ('))
-          got.push(...body)
-          if (batch.continuation === null) {
-            expect(batch.status).toBe('complete')
-            break
-          }
-          expect(batch.status).toBe('partial')
-          expect(batch.truncated).toBe(true)
-          request = (batch.continuation as { files: typeof request }).files
-          expect(r.output).toContain(`continue with files=${JSON.stringify(request)}`)
+        expect(outputs.length).toBeGreaterThan(10)
+        expect(
+          outputs
+            .slice(0, -1)
+            .every((r) => (r.metadata!.batch as { status: string }).status === 'partial'),
+        ).toBe(true)
+        expect((outputs.at(-1)!.metadata!.batch as { status: string }).status).toBe('complete')
+        expect([...shown.keys()]).toEqual(Object.keys(files))
+        // Every line exactly once, in order, under its own file's header.
+        for (const [path, want] of Object.entries(lines)) {
+          expect(shown.get(path)!.join('\n')).toBe(numbered(want))
         }
-        expect(calls).toBeGreaterThan(3)
-        // Joining the pages gives every line exactly once, each under its file's header.
-        const lines = got.filter((l) => !l.startsWith('==='))
-        expect(lines.join('\n')).toBe(expected.filter((l) => !l.startsWith('===')).join('\n'))
+        expect(outputs[0]!.output).toContain(
+          `continue with files=${JSON.stringify((outputs[0]!.metadata!.batch as { continuation: unknown }).continuation)}`,
+        )
       })
 
-      it('keeps the other files when one fails, and says which failed', async () => {
+      it('continues within each file window, past a failed file and a line longer than the budget', async () => {
+        const long = 'é'.repeat(1500)
+        const body = Array.from({ length: 300 }, (_, k) => `row ${k}`)
+        const f = await open({
+          'a.txt': body.join('\n') + '\n',
+          'long.txt': `first\n${long}\nlast\n`,
+          'b.txt': body.join('\n'),
+        })
+        const { shown, outputs } = await readToEnd(
+          f,
+          [
+            { path: 'a.txt', offset: 20, limit: 200 },
+            { path: 'missing.txt' },
+            { path: 'long.txt' },
+            { path: 'b.txt', offset: 250 },
+          ],
+          1024,
+        )
+        expect(shown.get('a.txt')!.join('\n')).toBe(numbered(body.slice(20, 220), 21))
+        expect(shown.get('b.txt')!.join('\n')).toBe(numbered(body.slice(250), 251))
+        const [first, cut, last] = shown.get('long.txt')!
+        expect([first, last]).toEqual([numbered(['first']), numbered(['last'], 3)])
+        expect(cut).toMatch(/^ {5}2\té+ … \(line cut to fit max_output_bytes=1024\)$/)
+        expect(shown.has('missing.txt')).toBe(false)
+        const failedOnce = outputs.filter((r) =>
+          r.output.includes('error: file not found: missing.txt'),
+        )
+        expect(failedOnce).toHaveLength(1)
+        expect((failedOnce[0]!.metadata!.batch as { status: string }).status).toBe(
+          'partial_failure',
+        )
+      })
+
+      it('succeeds when some files fail, and says which failed', async () => {
         const f = await open({ 'a.txt': 'a\n', 'c.txt': 'c\n' })
         const r = await f.session.tool('read', {
           files: [{ path: 'a.txt' }, { path: 'missing.txt' }, { path: 'c.txt' }],
         })
-        expectFailure(r, 'partial_failure')
-        expect(r.errorKind).toEqual({ type: 'partial_failure', failed: 1, total: 3 })
+        expect(r.exitCode).toBe(0)
+        expect(r.errorKind).toBeUndefined()
         expect(r.output).toBe(
           [
             '=== a.txt ===',
@@ -224,10 +302,37 @@ export function toolConformance(
         )
         expect(r.metadata?.batch).toMatchObject({
           status: 'partial_failure',
+          requested_files: 3,
           successful_files: 2,
           failed_files: 1,
-          completed_files: 2,
+          completed_files: 3,
+          truncated: false,
+          continuation: [],
         })
+        expect((r.metadata?.files as unknown[])[1]).toEqual({
+          path: 'missing.txt',
+          status: 'failed',
+          error: { code: 'not_found', message: 'file not found: missing.txt' },
+        })
+      })
+
+      it('fails only when every file failed', async () => {
+        const f = await open({ 'dir/x.txt': 'x\n' })
+        const one = await f.session.tool('read', { files: [{ path: 'missing.txt' }] })
+        expect(one.errorKind).toEqual({ type: 'not_found', path: 'missing.txt' })
+        expect(one.output).toBe('=== missing.txt ===\nerror: file not found: missing.txt')
+        expect(one.metadata?.batch).toMatchObject({
+          status: 'partial_failure',
+          successful_files: 0,
+          failed_files: 1,
+          continuation: [],
+        })
+        const mixed = await f.session.tool('read', {
+          files: [{ path: 'missing.txt' }, { path: 'dir' }],
+        })
+        expectFailure(mixed, 'partial_failure')
+        expect(mixed.errorKind).toEqual({ type: 'partial_failure', failed: 2, total: 2 })
+        expect(mixed.output).toContain('error: dir is a directory')
       })
 
       it('refuses bad arguments before reading anything', async () => {
@@ -403,6 +508,7 @@ export function toolConformance(
         expect(r.exitCode).toBe(0)
         expect(text(await f.bytes('a.ts'))).toBe('const a = 1\nconst b = 3\n')
         expect(r.metadata).toMatchObject({
+          replacement_count: 1,
           replacements: 1,
           dry_run: false,
           applied: true,
@@ -437,7 +543,12 @@ export function toolConformance(
           ...realRest
         } = real.metadata!
         expect(dryRest).toEqual(realRest)
-        expect(dry.metadata).toMatchObject({ dry_run: true, applied: false })
+        expect(dry.metadata).toMatchObject({
+          replacement_count: 1,
+          replacements: 1,
+          dry_run: true,
+          applied: false,
+        })
       })
 
       it('fails on absent or ambiguous matches, and on count mismatches, writing nothing', async () => {
@@ -498,7 +609,7 @@ export function toolConformance(
           new_string: 'z',
           expected_replacements: 3,
         })
-        expect(all.metadata).toMatchObject({ replacements: 3 })
+        expect(all.metadata).toMatchObject({ replacement_count: 3, replacements: 3 })
         expect(text(await f.bytes('a.txt'))).toBe('z\nz\nz\n')
         await f.session.tool('edit', {
           file_path: 'a.txt',

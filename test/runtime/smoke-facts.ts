@@ -36,11 +36,16 @@ export function expectKeyFacts(record: SmokeRecord): void {
   })
   expect(step('read single window (BOM)').output).toContain('     2\tsecond line')
   const batch = step('read files batch')
-  expect(batch.exitCode).toBe(1)
-  expect(batch.errorKind).toEqual({ type: 'partial_failure', failed: 1, total: 3 })
+  expect(batch.exitCode).toBe(0)
+  expect(batch.errorKind).toBeNull()
   expect(batch.output).toContain('=== bom.txt ===\n     1\théllo wörld — ✓ 日本語\n')
   expect(batch.output).not.toContain('\ufeff')
-  expect(batch.metadata?.batch).toMatchObject({ status: 'partial_failure', successful_files: 2 })
+  expect(batch.metadata?.batch).toMatchObject({
+    status: 'partial_failure',
+    successful_files: 2,
+    failed_files: 1,
+    continuation: [],
+  })
 
   // write: compare-and-append, idempotent re-send, stale offset refused.
   expect(step('write append expected_offset')).toMatchObject({
@@ -60,8 +65,14 @@ export function expectKeyFacts(record: SmokeRecord): void {
   // edit: dry run writes nothing, yet reports the same diff as the real edit.
   const dry = step('edit dry_run (CRLF)')
   const real = step('edit (CRLF)')
-  expect(dry).toMatchObject({ exitCode: 0, metadata: { dry_run: true, applied: false } })
-  expect(real).toMatchObject({ exitCode: 0, metadata: { dry_run: false, applied: true } })
+  expect(dry).toMatchObject({
+    exitCode: 0,
+    metadata: { replacement_count: 1, dry_run: true, applied: false },
+  })
+  expect(real).toMatchObject({
+    exitCode: 0,
+    metadata: { replacement_count: 1, dry_run: false, applied: true },
+  })
   expect(dry.metadata?.diff).toBe(real.metadata?.diff)
   expect(dry.metadata?.after).toEqual(real.metadata?.after)
   expect(record.snapshots['after dry_run']?.['notes/crlf.txt']).toBe(

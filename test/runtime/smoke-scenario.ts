@@ -50,6 +50,7 @@ const METADATA_KEYS = [
   'applied',
   'bytes_written',
   'next_offset',
+  'replacement_count',
   'replacements',
   'dry_run',
   'first_line',
