@@ -30,30 +30,35 @@ function keyProblem(text: string): string | undefined {
  * trailing slash. A leading `/`, empty, `.` or `..` segments and control characters are refused,
  * so the wall cannot start anywhere but where it says.
  */
-export function normalisePrefix(prefix: string | undefined): string {
+export function normalisePrefix(prefix: string | undefined, store = 'S3'): string {
+  const what = `${store} prefix`
   if (prefix === undefined || prefix === '') return ''
-  if (typeof prefix !== 'string') throw invalid('S3 prefix', String(prefix), 'not a string')
-  if (prefix.startsWith('/')) throw invalid('S3 prefix', prefix, 'must not start with /')
+  if (typeof prefix !== 'string') throw invalid(what, String(prefix), 'not a string')
+  if (prefix.startsWith('/')) throw invalid(what, prefix, 'must not start with /')
   const bare = prefix.endsWith('/') ? prefix.slice(0, -1) : prefix
   const problem = keyProblem(bare) ?? (bare.endsWith('/') ? 'ends with //' : undefined)
-  if (problem !== undefined) throw invalid('S3 prefix', prefix, problem)
+  if (problem !== undefined) throw invalid(what, prefix, problem)
   for (const segment of bare.split('/')) {
     if (segment === '.' || segment === '..')
-      throw invalid('S3 prefix', prefix, 'contains a . or .. segment')
+      throw invalid(what, prefix, 'contains a . or .. segment')
   }
   if (utf8Length(bare) + 1 >= MAX_KEY_BYTES)
-    throw invalid('S3 prefix', prefix, `longer than ${MAX_KEY_BYTES - 2} bytes`)
+    throw invalid(what, prefix, `longer than ${MAX_KEY_BYTES - 2} bytes`)
   return bare + '/'
 }
 
 /**
- * Maps workspace paths to object keys under one prefix: `key = prefix + path`. Paths arrive
- * normalised ({@link WorkspacePath}), and each key is checked again anyway: a key that would
- * leave the prefix, contain `..`, `//`, a leading `/` or control characters, or exceed 1024
- * bytes is refused (`path_escape` / `invalid_path`) before any request is made.
+ * Maps workspace paths to object keys under one prefix: `key = prefix + path` (S3 and R2 alike,
+ * both with keys of at most 1024 bytes). Paths arrive normalised ({@link WorkspacePath}), and each
+ * key is checked again anyway: a key that would leave the prefix, contain `..`, `//`, a leading
+ * `/` or control characters, or exceed 1024 bytes is refused (`path_escape` / `invalid_path`) before any request is made.
  */
 export class KeySpace {
-  constructor(readonly prefix: string) {}
+  /** `store` names the backend in messages (`S3`, `R2`). */
+  constructor(
+    readonly prefix: string,
+    readonly store = 'S3',
+  ) {}
 
   /** The object key of the file at `path` (never the root). */
   file(path: WorkspacePath): string {
@@ -98,7 +103,11 @@ export class KeySpace {
     }
     const key = this.prefix + path + suffix
     if (utf8Length(key) > MAX_KEY_BYTES)
-      throw invalid('path', path, `its S3 key would be longer than ${MAX_KEY_BYTES} bytes`)
+      throw invalid(
+        'path',
+        path,
+        `its ${this.store} key would be longer than ${MAX_KEY_BYTES} bytes`,
+      )
     if (!key.startsWith(this.prefix) || key.length <= this.prefix.length)
       throw new IsoagentError('path_escape', `path ${JSON.stringify(path)} leaves the prefix`, {
         data: { path },

@@ -83,6 +83,8 @@ export type WorkspaceDescriptor =
   | { kind: 'memory' }
   | { kind: 'local'; root: string }
   | { kind: 's3'; bucket: string; prefix: string }
+  /** An R2 bucket binding (by its name in the Worker's env) and key prefix. */
+  | { kind: 'r2'; binding: string; prefix: string }
   | { kind: 'browser'; name: string }
 
 /**
