@@ -277,6 +277,15 @@ export function gitCases(target: GitTarget): void {
             git(dir, 'config', 'remote.origin.fetch', '+refs/tags/*:refs/tags/*')
           }, null)
           expect(unmapped.output).toBe('## main')
+          // A local branch named like the remote-tracking one makes git spell the upstream out.
+          const ambiguous = await statusLikeGit(
+            (dir) => {
+              withOrigin(dir)
+              git(dir, 'branch', '-q', 'origin/main')
+            },
+            tracking(0, 0, 'remotes/origin/main'),
+          )
+          expect(ambiguous.output).toBe('## main...remotes/origin/main')
         })
       })
 
