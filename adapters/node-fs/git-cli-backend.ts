@@ -86,6 +86,14 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   return a.length === b.length && Buffer.compare(a, b) === 0
 }
 
+/** Number of leading characters `a` and `b` share. */
+function commonPrefix(a: string, b: string): number {
+  const n = Math.min(a.length, b.length)
+  let i = 0
+  while (i < n && a[i] === b[i]) i++
+  return i
+}
+
 function splitNul(bytes: Uint8Array): string[] {
   const parts = decoder.decode(bytes).split('\0')
   if (parts[parts.length - 1] === '') parts.pop()
@@ -344,6 +352,8 @@ function cliBackend(root: string, options: GitCliBackendOptions, call: CallState
       ]),
     )
     const head: GitHead = { branch: null, oid: null }
+    let upstreamName: string | undefined
+    let counts: [number, number] | undefined
     const out: GitStatusEntry[] = []
     const letter = (c: string) => (c === '.' ? ' ' : c)
     for (const record of records) {
@@ -353,6 +363,11 @@ function cliBackend(root: string, options: GitCliBackendOptions, call: CallState
       } else if (record.startsWith('# branch.head ')) {
         const branch = record.slice('# branch.head '.length)
         head.branch = branch === '(detached)' ? null : branch
+      } else if (record.startsWith('# branch.upstream ')) {
+        upstreamName = record.slice('# branch.upstream '.length)
+      } else if (record.startsWith('# branch.ab ')) {
+        const m = /^# branch\.ab \+(\d+) -(\d+)$/.exec(record)
+        if (m !== null) counts = [Number(m[1]), Number(m[2])]
       } else if (record.startsWith('1 ')) {
         const fields = record.split(' ')
         const path = fields.slice(8).join(' ')
@@ -366,7 +381,61 @@ function cliBackend(root: string, options: GitCliBackendOptions, call: CallState
         out.push({ path: record.slice(2), index: '?', worktree: '?' })
       }
     }
-    return { head, entries: out }
+    // A detached HEAD has no upstream in `git status -b` (porcelain v2 may name one).
+    const upstream: GitStatus['upstream'] =
+      head.branch === null || upstreamName === undefined
+        ? null
+        : counts === undefined
+          ? { name: upstreamName, ahead: null, behind: null, gone: true }
+          : { name: upstreamName, ahead: counts[0], behind: counts[1], gone: false }
+    return { head, upstream, entries: out }
+  }
+
+  /** Objects whose ids start with any of `prefixes` (4 digits or more), by `rev-parse`. */
+  async function objectsStartingWith(prefixes: string[]): Promise<string[]> {
+    const out: string[] = []
+    for (let i = 0; i < prefixes.length; i += 1000) {
+      const args = prefixes.slice(i, i + 1000).map((p) => `--disambiguate=${p}`)
+      const listed = await text(['rev-parse', ...args])
+      for (const line of listed.split('\n')) if (line.length > 0) out.push(line)
+    }
+    return out
+  }
+
+  /** How far the objects near `probe` would extend its abbreviation (0: not past 4 digits). */
+  const extension = (probe: string, objects: string[]) =>
+    objects.reduce((n, other) => Math.max(n, commonPrefix(probe, other) + 1), 0)
+
+  /**
+   * git's abbreviations of `oids`. git shows its minimum length (`core.abbrev`, or auto from the
+   * object count) only through `rev-parse --short`, which also extends it past near objects: the
+   * all-zero id, whose near objects `--disambiguate` lists in the same call as those of `oids`,
+   * yields the minimum unless an object starts with as many zeros (then the all-`f` id is asked
+   * too). Each oid is then extended past the objects that share its first digits, as git does.
+   */
+  async function abbreviate(oids: readonly string[]): Promise<string[]> {
+    if (oids.length === 0) return []
+    const shortest = async (probe: string) =>
+      (await text(['rev-parse', '--short', probe])).trim().length
+    const prefixesOf = (n: number) => [...new Set(oids.map((oid) => oid.slice(0, n)))]
+    let minimum = await shortest(ZERO_OID)
+    if (minimum >= 40) return [...oids]
+    let objects = await objectsStartingWith(['0000', ...prefixesOf(minimum)])
+    if (extension(ZERO_OID, objects) >= minimum) {
+      const last = 'f'.repeat(40)
+      minimum = Math.min(minimum, await shortest(last))
+      objects = await objectsStartingWith(prefixesOf(minimum))
+    }
+    return oids.map((oid) => {
+      let length = minimum
+      for (const other of objects) {
+        if (other === oid || !other.startsWith(oid.slice(0, minimum))) continue
+        const common = commonPrefix(oid, other)
+        // git stops extending at 32 common digits (GIT_MAX_RAWSZ).
+        if (common < 32 && common >= length) length = common + 1
+      }
+      return oid.slice(0, length)
+    })
   }
 
   async function readBlobs(oids: string[]): Promise<Map<string, Uint8Array>> {
@@ -424,6 +493,8 @@ function cliBackend(root: string, options: GitCliBackendOptions, call: CallState
     },
 
     status: statusOf,
+
+    abbreviate,
 
     async resolveCommit(ref) {
       const r = await run(['rev-parse', '-q', '--verify', '--end-of-options', `${ref}^{commit}`])

@@ -27,9 +27,26 @@ export interface GitStatusEntry {
   worktree: string
 }
 
+/**
+ * The upstream of HEAD's branch (`branch.<name>.remote` and `branch.<name>.merge`, mapped through
+ * the remote's fetch refspecs), as `git status --porcelain -b` shows it.
+ */
+export interface GitUpstream {
+  /** The upstream's shortest unambiguous name, e.g. `origin/main`. */
+  name: string
+  /** Commits on the branch that the upstream lacks; null when `gone`. */
+  ahead: number | null
+  /** Commits on the upstream that the branch lacks; null when `gone`. */
+  behind: number | null
+  /** The upstream ref does not exist, or the branch has no commits yet (`[gone]`). */
+  gone: boolean
+}
+
 /** HEAD and the changed paths, as one `git status` reports them. */
 export interface GitStatus {
   head: GitHead
+  /** The branch's upstream, or null (detached HEAD, or no upstream configured). */
+  upstream: GitUpstream | null
   /** Changed, staged, unmerged and untracked paths (untracked listed file by file). */
   entries: GitStatusEntry[]
 }
@@ -142,6 +159,12 @@ export interface GitBackend {
   resolveCommit(ref: string): Promise<string | undefined>
   /** Up to `limit` commits reachable from `start`, newest first, after skipping `skip`. */
   log(start: string, skip: number, limit: number): Promise<GitCommit[]>
+  /**
+   * The abbreviations git prints for `oids` (in order): `core.abbrev` digits (auto: from the
+   * number of packed objects, at least 7), extended until unique among the repository's objects.
+   * The oids need not exist (a working-tree blob, the all-zero id).
+   */
+  abbreviate(oids: readonly string[]): Promise<string[]>
   /** Local branches, sorted by name. */
   branches(): Promise<GitBranch[]>
   /** Create branch `name` at commit `oid` (the name is already validated). */

@@ -8,12 +8,15 @@ import { encodeCursor } from '../../src/paging/cursor.ts'
 import { tzOfOffset } from '../../src/tools/git/git-text.ts'
 import {
   AUTHOR,
+  COLLIDING_BLOBS,
   copyOf,
   filesOf,
   git,
+  largeRepo,
   removeTemps,
   standardRepo,
   tempDir,
+  withOrigin,
   write,
   type GitTarget,
   type GitTargetHandle,
@@ -163,6 +166,127 @@ export function gitCases(target: GitTarget): void {
         open.push(handle)
         const unborn = expectOk(await handle.session.git('status'))
         expect(unborn.output + '\n').toBe(git(fresh, 'status', '--porcelain', '-b', '-uall'))
+      })
+
+      describe('upstream', () => {
+        /** The tool's status must be git's, and its metadata must carry `upstream`. */
+        async function statusLikeGit(setup: (dir: string) => void, upstream: unknown) {
+          const { oracle, call } = await scenario(setup)
+          const result = expectOk(await call('status'))
+          expect(result.output + '\n').toBe(git(oracle, 'status', '--porcelain', '-b', '-uall'))
+          expect(result.metadata?.upstream).toEqual(upstream)
+          return result
+        }
+        const tracking = (ahead: number, behind: number, name = 'origin/main') => ({
+          name,
+          ahead,
+          behind,
+          gone: false,
+        })
+
+        it('shows a pushed branch in sync with its remote-tracking branch', async () => {
+          const result = await statusLikeGit(
+            (dir) => {
+              withOrigin(dir)
+            },
+            tracking(0, 0),
+          )
+          expect(result.output).toBe('## main...origin/main')
+        })
+
+        it('counts commits ahead, behind, and both', async () => {
+          const commit = (dir: string, text: string) => {
+            write(dir, 'local.txt', text)
+            git(dir, 'add', '-A')
+            git(dir, 'commit', '-q', '-m', `Local ${text}`)
+          }
+          const ahead = await statusLikeGit(
+            (dir) => {
+              withOrigin(dir)
+              commit(dir, 'one\n')
+            },
+            tracking(1, 0),
+          )
+          expect(ahead.output).toBe('## main...origin/main [ahead 1]')
+          const behind = await statusLikeGit(
+            (dir) => {
+              withOrigin(dir)
+              git(dir, 'reset', '-q', '--hard', 'HEAD~2')
+            },
+            tracking(0, 2),
+          )
+          expect(behind.output).toBe('## main...origin/main [behind 2]')
+          const both = await statusLikeGit(
+            (dir) => {
+              withOrigin(dir)
+              git(dir, 'reset', '-q', '--hard', 'HEAD~2')
+              commit(dir, 'diverged\n')
+              write(dir, 'untracked.txt', 'x\n')
+            },
+            tracking(1, 2),
+          )
+          expect(both.output).toBe('## main...origin/main [ahead 1, behind 2]\n?? untracked.txt')
+          await statusLikeGit(
+            (dir) => {
+              withOrigin(dir)
+              commit(dir, 'packed\n')
+              git(dir, 'pack-refs', '--all')
+            },
+            tracking(1, 0),
+          )
+        })
+
+        it('says [gone] when the upstream ref is missing or the branch has no commits', async () => {
+          const gone = await statusLikeGit(
+            (dir) => {
+              withOrigin(dir)
+              git(dir, 'update-ref', '-d', 'refs/remotes/origin/main')
+            },
+            { name: 'origin/main', ahead: null, behind: null, gone: true },
+          )
+          expect(gone.output).toBe('## main...origin/main [gone]')
+          const unborn = await statusLikeGit(
+            (dir) => {
+              withOrigin(dir)
+              git(dir, 'checkout', '-q', '--orphan', 'fresh')
+              git(dir, 'config', 'branch.fresh.remote', 'origin')
+              git(dir, 'config', 'branch.fresh.merge', 'refs/heads/main')
+            },
+            { name: 'origin/main', ahead: null, behind: null, gone: true },
+          )
+          expect(unborn.output.split('\n')[0]).toBe(
+            '## No commits yet on fresh...origin/main [gone]',
+          )
+        })
+
+        it('follows a local upstream, and none when detached or not mapped by a refspec', async () => {
+          const local = await statusLikeGit(
+            (dir) => {
+              git(dir, 'branch', '-q', '--set-upstream-to=main', 'feature')
+              git(dir, 'checkout', '-q', 'feature')
+            },
+            tracking(1, 0, 'main'),
+          )
+          expect(local.output).toBe('## feature...main [ahead 1]')
+          await statusLikeGit((dir) => {
+            withOrigin(dir)
+            git(dir, 'checkout', '-q', '--detach', 'HEAD~1')
+          }, null)
+          const unmapped = await statusLikeGit((dir) => {
+            withOrigin(dir)
+            git(dir, 'config', 'remote.origin.fetch', '+refs/tags/*:refs/tags/*')
+          }, null)
+          expect(unmapped.output).toBe('## main')
+          // A local branch named like the remote-tracking one makes git spell the upstream out.
+          const ambiguous = await statusLikeGit(
+            (dir) => {
+              withOrigin(dir)
+              git(dir, 'branch', '-q', 'origin/main')
+            },
+            tracking(0, 0, 'remotes/origin/main'),
+          )
+          expect(ambiguous.output).toBe('## main...remotes/origin/main')
+        })
       })
 
       it('shows merge conflicts as unmerged paths like git', async () => {
@@ -349,6 +473,85 @@ export function gitCases(target: GitTarget): void {
           'permission_denied',
         )
         await refusedUnchanged(handle, () => call('diff', { ref: 'nope' }), 'not_found')
+      })
+    })
+
+    describe('abbreviated object ids', () => {
+      const abbrevs = (text: string) => [...text.matchAll(/^index ([0-9a-f]+)\.\.([0-9a-f]+)/gm)]
+
+      it('grow to 8 digits in a repository of more than 2^14 packed objects, like git', async () => {
+        const big = largeRepo()
+        write(big, 'src/app.js', 'rewritten\n')
+        write(big, 'new.txt', 'new\n')
+        git(big, 'add', 'new.txt')
+        const handle = await target.open(big)
+        open.push(handle)
+        const call = (command: string, args: Record<string, unknown> = {}) =>
+          handle.session.git(command, args)
+        const oracle = await handle.materialize()
+        const diff = expectOk(await call('diff'))
+        expect(diff.output).toBe(git(oracle, 'diff'))
+        const vsHead = expectOk(await call('diff', { ref: 'HEAD' }))
+        expect(vsHead.output).toBe(git(oracle, 'diff', 'HEAD'))
+        expect(vsHead.output).toContain('index 00000000..')
+        for (const m of abbrevs(vsHead.output)) {
+          expect(m[1]).toHaveLength(8)
+          expect(m[2]).toHaveLength(8)
+        }
+        expectOk(await call('add'))
+        const commit = expectOk(await call('commit', { message: 'Big change' }))
+        const dir = await handle.materialize()
+        const short = git(dir, 'rev-parse', '--short', 'HEAD').trim()
+        expect(short).toHaveLength(8)
+        expect(commit.output).toBe(`[main ${short}] Big change`)
+        const first = git(dir, 'rev-parse', 'HEAD~1').trim()
+        const detached = expectOk(await call('checkout', { ref: first }))
+        expect(detached.output).toBe(
+          `HEAD is now at ${git(dir, 'rev-parse', '--short', first).trim()} Large commit`,
+        )
+        const branches = expectOk(await call('branch'))
+        expect(branches.output + '\n').toBe(git(await handle.materialize(), 'branch'))
+        expect(branches.output).toContain(`(HEAD detached at ${first.slice(0, 8)})`)
+      })
+
+      it('extend past a prefix another object shares, loose or packed, like git', async () => {
+        const [one, two] = COLLIDING_BLOBS
+        const setup = (dir: string, both: boolean) => {
+          write(dir, 'one.txt', one)
+          if (both) write(dir, 'two.txt', two)
+          git(dir, 'add', '-A')
+          git(dir, 'commit', '-q', '-m', 'Colliding blobs')
+          write(dir, 'one.txt', two)
+        }
+        // The working-tree blob is in no object store: only its own id is extended, past the
+        // committed blob's.
+        const loose = await scenario((dir) => setup(dir, false))
+        const looseDiff = expectOk(await loose.call('diff'))
+        expect(looseDiff.output).toBe(git(loose.oracle, 'diff'))
+        expect(looseDiff.output).toContain('index 2acdf8c..2acdf8c3 100644')
+        const packed = await scenario((dir) => {
+          setup(dir, true)
+          git(dir, 'repack', '-a', '-d', '-q')
+          git(dir, 'prune-packed')
+        })
+        expect(
+          filesOf(packed.oracle)['.git/objects/2a/cdf8cd8e282f7e089b2af87485fbfd6d524436'],
+        ).toBe(undefined)
+        const packedDiff = expectOk(await packed.call('diff'))
+        expect(packedDiff.output).toBe(git(packed.oracle, 'diff'))
+        expect(packedDiff.output).toContain('index 2acdf8cd..2acdf8c3 100644')
+        const other = expectOk(await packed.call('diff', { path: 'README.md' }))
+        expect(other.output).toBe('(no differences)')
+      })
+
+      it('follow core.abbrev', async () => {
+        const { oracle, call } = await scenario((dir) => {
+          git(dir, 'config', 'core.abbrev', '12')
+          write(dir, 'README.md', 'changed\n')
+        })
+        const diff = expectOk(await call('diff'))
+        expect(diff.output).toBe(git(oracle, 'diff'))
+        expect(abbrevs(diff.output)[0]![1]).toHaveLength(12)
       })
     })
 

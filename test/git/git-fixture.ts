@@ -228,3 +228,50 @@ export function portTarget(
 export const cliTarget = localTarget('cli')
 export const isomorphicLocalTarget = localTarget('isomorphic')
 export const memoryTarget = portTarget('memory', async (files) => memoryWorkspace(files))
+
+/**
+ * Gives the repository in `dir` a real `origin`: a bare repository in a temp dir, pushed to with
+ * `main` tracking `origin/main` (`branch.main.remote`/`merge`, `refs/remotes/origin/main`).
+ */
+export function withOrigin(dir: string): string {
+  const bare = tempDir('isoagent-git-origin-')
+  git(bare, 'init', '-q', '--bare', '--initial-branch=main')
+  git(dir, 'remote', 'set-url', 'origin', bare)
+  git(dir, 'push', '-q', '-u', 'origin', 'main')
+  return bare
+}
+
+/** Packed objects past which git's auto abbreviation is 8 digits (2^14). */
+export const EIGHT_DIGIT_OBJECTS = 2 ** 14
+
+/**
+ * A repository with more than 2^14 packed objects (one pack written by `git fast-import`), where
+ * git abbreviates object ids to 8 digits: `main` has one commit with `src/app.js` and
+ * `README.md`; the other blobs are unreferenced.
+ */
+export function largeRepo(): string {
+  const dir = tempDir()
+  git(dir, 'init', '-q', '--initial-branch=main')
+  const parts: string[] = []
+  const blob = (mark: number, data: string) =>
+    parts.push(`blob\nmark :${mark}\ndata ${Buffer.byteLength(data)}\n${data}\n`)
+  blob(1, source('app', 40))
+  blob(2, '# large\n')
+  for (let i = 0; i < EIGHT_DIGIT_OBJECTS + 16; i++) blob(i + 3, `object ${i}\n`)
+  const message = 'Large commit\n'
+  parts.push(
+    `commit refs/heads/main\ncommitter ${AUTHOR.name} <${AUTHOR.email}> 1700000000 +0200\n` +
+      `data ${message.length}\n${message}M 100644 :1 src/app.js\nM 100644 :2 README.md\n\n`,
+  )
+  execFileSync('git', ['fast-import', '--quiet'], {
+    cwd: dir,
+    env: gitEnv(),
+    input: parts.join(''),
+    stdio: ['pipe', 'ignore', 'pipe'],
+  })
+  git(dir, 'reset', '-q', '--hard', 'main')
+  return dir
+}
+
+/** Two blob contents whose ids share their first 7 hex digits (`2acdf8c`). */
+export const COLLIDING_BLOBS = ['collision 26993\n', 'collision 30025\n'] as const

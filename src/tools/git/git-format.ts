@@ -7,6 +7,7 @@ import type {
   GitRemote,
   GitSignature,
   GitStatusEntry,
+  GitUpstream,
   GitWorktree,
 } from '../../workspace/git-backend.ts'
 import { blobOid, isBinary } from './git-text.ts'
@@ -14,8 +15,11 @@ import { blobOid, isBinary } from './git-text.ts'
 const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat']
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec']
 
-/** Abbreviated object id, as git prints it in small repositories. */
-export const abbrev = (oid: string) => oid.slice(0, 7)
+/** An object id as git prints it abbreviated (`GitBackend.abbreviate`). */
+export type Abbrev = (oid: string) => string
+
+/** The all-zero object id (a side of a diff that does not exist, an unborn HEAD). */
+export const ZERO_OID = '0000000000000000000000000000000000000000'
 
 /** First line of a commit message. */
 export const subjectOf = (message: string) => message.split('\n')[0] ?? ''
@@ -34,17 +38,26 @@ export function formatDate(s: GitSignature): string {
 }
 
 /** The `## ...` line of `git status --porcelain --branch`. */
-export function formatStatusHeader(head: GitHead): string {
-  if (head.branch === null) return '## HEAD (no branch)'
-  if (head.oid === null) return `## No commits yet on ${head.branch}`
-  return `## ${head.branch}`
+export function formatStatusHeader(head: GitHead, upstream: GitUpstream | null): string {
+  if (head.branch === null)
+    return `## ${head.oid === null ? 'No commits yet on ' : ''}HEAD (no branch)`
+  const branch = `## ${head.oid === null ? 'No commits yet on ' : ''}${head.branch}`
+  if (upstream === null) return branch
+  const line = `${branch}...${upstream.name}`
+  if (upstream.gone) return `${line} [gone]`
+  const ahead = upstream.ahead ?? 0
+  const behind = upstream.behind ?? 0
+  if (ahead === 0 && behind === 0) return line
+  if (ahead === 0) return `${line} [behind ${behind}]`
+  if (behind === 0) return `${line} [ahead ${ahead}]`
+  return `${line} [ahead ${ahead}, behind ${behind}]`
 }
 
 /** One `XY path` line of `git status --porcelain`. */
 export const formatStatusEntry = (e: GitStatusEntry) => `${e.index}${e.worktree} ${e.path}`
 
 /** One commit in `git log`'s default (medium) format, without decorations. */
-export function formatCommit(c: GitCommit): string {
+export function formatCommit(c: GitCommit, abbrev: Abbrev): string {
   const lines = [`commit ${c.oid}`]
   if (c.parents.length > 1) lines.push(`Merge: ${c.parents.map(abbrev).join(' ')}`)
   lines.push(`Author: ${c.author.name} <${c.author.email}>`)
@@ -60,7 +73,7 @@ export function formatBranch(b: GitBranch, head: GitHead): string {
 }
 
 /** The `git branch` line for a detached HEAD. */
-export const formatDetached = (oid: string) => `* (HEAD detached at ${abbrev(oid)})`
+export const formatDetached = (short: string) => `* (HEAD detached at ${short})`
 
 /** Lines of `git remote -v`. */
 export const formatRemote = (r: GitRemote) => [
@@ -69,12 +82,25 @@ export const formatRemote = (r: GitRemote) => [
 ]
 
 /** Lines of `git worktree list`. */
-export function formatWorktrees(trees: GitWorktree[]): string[] {
+export function formatWorktrees(trees: GitWorktree[], abbrev: Abbrev): string[] {
   const width = Math.max(...trees.map((t) => t.path.length)) + 1
+  const heads = trees.map((t) => abbrev(t.head ?? ZERO_OID))
+  const headWidth = Math.max(...heads.map((h) => h.length))
   return trees.map(
-    (t) =>
-      `${t.path.padEnd(width)} ${t.head === null ? '0000000' : abbrev(t.head)} ${t.branch === null ? '(detached HEAD)' : `[${t.branch}]`}`,
+    (t, i) =>
+      `${t.path.padEnd(width)} ${heads[i]!.padEnd(headWidth)} ${t.branch === null ? '(detached HEAD)' : `[${t.branch}]`}`,
   )
+}
+
+/** Every object id the `index` lines of a diff of `files` show (blob ids, the all-zero id). */
+export function diffOids(files: GitDiffFile[]): string[] {
+  const out: string[] = []
+  for (const file of files) {
+    if (file.unmerged === true || (file.old === null && file.new === null)) continue
+    for (const side of [file.old, file.new])
+      out.push(side === null ? ZERO_OID : (side.oid ?? blobOid(side.data)))
+  }
+  return out
 }
 
 /** Facts about one file of a diff, for metadata. */
@@ -112,7 +138,10 @@ const range = (start: number, count: number) => {
 const decoder = new TextDecoder()
 
 /** One file of `git diff` as text, with its summary. */
-export function formatDiffFile(file: GitDiffFile): { text: string; summary: DiffFileSummary } {
+export function formatDiffFile(
+  file: GitDiffFile,
+  abbrev: Abbrev,
+): { text: string; summary: DiffFileSummary } {
   const { path } = file
   if (file.unmerged === true || (file.old === null && file.new === null)) {
     return {
@@ -121,8 +150,8 @@ export function formatDiffFile(file: GitDiffFile): { text: string; summary: Diff
     }
   }
   const out = [`diff --git a/${path} b/${path}`]
-  const oldOid = file.old === null ? '0000000' : abbrev(file.old.oid ?? blobOid(file.old.data))
-  const newOid = file.new === null ? '0000000' : abbrev(file.new.oid ?? blobOid(file.new.data))
+  const oldOid = abbrev(file.old === null ? ZERO_OID : (file.old.oid ?? blobOid(file.old.data)))
+  const newOid = abbrev(file.new === null ? ZERO_OID : (file.new.oid ?? blobOid(file.new.data)))
   if (file.old === null) out.push(`new file mode ${file.new!.mode}`)
   else if (file.new === null) out.push(`deleted file mode ${file.old.mode}`)
   else if (file.old.mode !== file.new.mode)

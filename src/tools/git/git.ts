@@ -7,7 +7,7 @@ import type { WorkspaceServices } from '../../workspace/workspace-services.ts'
 import { MUTATING, type ToolContext, type ToolSpec } from '../../kernel/tool-spec.ts'
 import { workspaceGitFs } from './fs-bridge.ts'
 import {
-  abbrev,
+  diffOids,
   formatBranch,
   formatCommit,
   formatDetached,
@@ -17,6 +17,8 @@ import {
   formatStatusHeader,
   formatWorktrees,
   subjectOf,
+  ZERO_OID,
+  type Abbrev,
   type DiffFileSummary,
 } from './git-format.ts'
 import { compareBytes, isValidBranchName, tzOfOffset } from './git-text.ts'
@@ -171,6 +173,19 @@ class GitRun {
     return oid
   }
 
+  /** git's abbreviation of each of `oids`, as a lookup. */
+  async abbrev(oids: readonly (string | null)[]): Promise<Abbrev> {
+    const wanted = [...new Set(oids.filter((oid): oid is string => oid !== null))]
+    const shorts = await this.backend.abbreviate(wanted)
+    const map = new Map(wanted.map((oid, i) => [oid, shorts[i]!]))
+    return (oid) => map.get(oid) ?? oid
+  }
+
+  /** git's abbreviation of `oid`. */
+  async short(oid: string): Promise<string> {
+    return (await this.abbrev([oid]))(oid)
+  }
+
   result(output: string, metadata: Record<string, unknown>): ToolResult {
     return toolSuccess('git', output, {
       command: this.args.command,
@@ -180,14 +195,16 @@ class GitRun {
   }
 
   async status(): Promise<ToolResult> {
-    const { head, entries } = await this.backend.status()
+    const { head, upstream, entries } = await this.backend.status()
     const all = sortStatus(entries)
     const { items, next } = page('git.status', all, this.limit, this.args.cursor)
-    const lines = [formatStatusHeader(head), ...items.map(formatStatusEntry), ...more(next)]
+    const header = formatStatusHeader(head, upstream)
+    const lines = [header, ...items.map(formatStatusEntry), ...more(next)]
     return this.result(lines.join('\n'), {
       branch: head.branch,
       head: head.oid,
       detached: head.branch === null,
+      upstream,
       clean: all.length === 0,
       total: all.length,
       entries: items,
@@ -244,7 +261,8 @@ class GitRun {
       following === undefined
         ? null
         : encodeCursor('git.log', { s: start, n: following.oid, o: skip + shown.length })
-    const text = shown.map(formatCommit).join('\n\n')
+    const abbrev = await this.abbrev(shown.flatMap((c) => (c.parents.length > 1 ? c.parents : [])))
+    const text = shown.map((c) => formatCommit(c, abbrev)).join('\n\n')
     const lines = text === '' ? [] : [text]
     if (next !== null) lines.push('', `... (more commits; continue with cursor="${next}")`)
     return this.result(lines.join('\n'), {
@@ -267,7 +285,8 @@ class GitRun {
     const prefix = this.prefix()
     const ref = this.args.ref === undefined ? undefined : await this.commitOf(this.args.ref)
     const files = await this.backend.diff(ref, prefix)
-    const parts = files.map(formatDiffFile)
+    const abbrev = await this.abbrev(diffOids(files))
+    const parts = files.map((file) => formatDiffFile(file, abbrev))
     const full = new TextEncoder().encode(parts.map((p) => p.text).join(''))
     const offset = this.args.byte_offset ?? 0
     if (offset > full.length)
@@ -308,7 +327,7 @@ class GitRun {
         throw error
       })
       await this.backend.createBranch(name, at)
-      return this.result(`Created branch '${name}' at ${abbrev(at)}`, {
+      return this.result(`Created branch '${name}' at ${await this.short(at)}`, {
         created: name,
         oid: at,
       })
@@ -319,7 +338,7 @@ class GitRun {
       entry: { name: b.name, oid: b.oid, current: head.branch === b.name },
     }))
     if (head.branch === null && head.oid !== null) {
-      const line = formatDetached(head.oid)
+      const line = formatDetached(await this.short(head.oid))
       rows.unshift({ line, entry: { name: line.slice(2), oid: head.oid, current: true } })
     }
     const { items, next } = page('git.branch', rows, this.limit, this.args.cursor)
@@ -396,7 +415,7 @@ class GitRun {
         ? `Switched to a new branch '${name}'`
         : toBranch !== undefined
           ? `Switched to branch '${toBranch}'`
-          : `HEAD is now at ${abbrev(target)} ${subjectOf((await this.backend.log(target, 0, 1))[0]?.message ?? '')}`
+          : `HEAD is now at ${await this.short(target)} ${subjectOf((await this.backend.log(target, 0, 1))[0]?.message ?? '')}`
     return this.result(output, {
       branch: toBranch ?? null,
       detached: toBranch === undefined,
@@ -439,7 +458,7 @@ class GitRun {
       return this.result('No local changes to save', { subcommand: 'push', stashed: false })
     const commit = (await this.backend.log(head.oid, 0, 1))[0]
     const branch = head.branch ?? '(no branch)'
-    const what = `${abbrev(head.oid)} ${subjectOf(commit?.message ?? '')}`
+    const what = `${await this.short(head.oid)} ${subjectOf(commit?.message ?? '')}`
     const message =
       this.args.message === undefined
         ? `WIP on ${branch}: ${what}`
@@ -474,7 +493,8 @@ class GitRun {
   async worktree(): Promise<ToolResult> {
     const trees = await this.backend.worktrees()
     const { items, next } = page('git.worktree', trees, this.limit, this.args.cursor)
-    return this.result([...formatWorktrees(items), ...more(next)].join('\n'), {
+    const abbrev = await this.abbrev(items.map((t) => t.head ?? ZERO_OID))
+    return this.result([...formatWorktrees(items, abbrev), ...more(next)].join('\n'), {
       worktrees: items,
       total: trees.length,
       truncated: next !== null,
@@ -515,7 +535,7 @@ class GitRun {
     const oid = await this.backend.commit(message, signature(this.author))
     const branch = head.branch ?? 'detached HEAD'
     return this.result(
-      `[${branch}${head.oid === null ? ' (root-commit)' : ''} ${abbrev(oid)}] ${subjectOf(message)}`,
+      `[${branch}${head.oid === null ? ' (root-commit)' : ''} ${await this.short(oid)}] ${subjectOf(message)}`,
       { oid, branch: head.branch, root: head.oid === null, parent: head.oid },
     )
   }

@@ -16,8 +16,17 @@ import type {
   GitSignature,
   GitStatusEntry,
   GitTreeChange,
+  GitUpstream,
   GitWorktree,
 } from '../../workspace/git-backend.ts'
+import {
+  autoAbbrevLength,
+  configuredAbbrev,
+  neighboursIn,
+  packIndexOids,
+  uniqueAbbrevLength,
+  type SortedOids,
+} from './abbrev.ts'
 import type { IsoGitFs } from './fs-bridge.ts'
 import { gitStoppedError, stoppableGitBackend } from './stopping.ts'
 import { compareBytes, inPrefix, offsetOfTz, tzOfOffset } from './git-text.ts'
@@ -343,6 +352,204 @@ export function isomorphicGitBackend(options: IsomorphicBackendOptions): GitBack
       return write(root)
     }
 
+    async function readBytes(path: string): Promise<Uint8Array | undefined> {
+      try {
+        const data = await fs.promises.readFile(path)
+        return data instanceof Uint8Array ? data : encoder.encode(data)
+      } catch (error) {
+        const code = (error as { code?: unknown } | null)?.code
+        if (isNotFound(error) || code === 'EISDIR' || code === 'ENOTDIR') return undefined
+        throw error
+      }
+    }
+
+    async function listDir(path: string): Promise<string[]> {
+      try {
+        return await fs.promises.readdir(path)
+      } catch (error) {
+        if (isNotFound(error) || (error as { code?: unknown }).code === 'ENOTDIR') return []
+        throw error
+      }
+    }
+
+    /** The commit `oid` names, peeling annotated tags; undefined for other objects. */
+    async function peelToCommit(oid: string): Promise<string | undefined> {
+      try {
+        for (let i = 0; i < 8; i++) {
+          const object = await git.readObject({ ...base(), oid, format: 'parsed' })
+          if (object.type === 'commit') return oid
+          if (object.type !== 'tag') return undefined
+          oid = (object.object as { object: string }).object
+        }
+      } catch (error) {
+        if (isNotFound(error)) return undefined
+        throw error
+      }
+      return undefined
+    }
+
+    /** `name -> oid` of `packed-refs` (peeled lines skipped). */
+    async function packedRefs(): Promise<Map<string, string>> {
+      const out = new Map<string, string>()
+      for (const line of ((await readText(`${gitdir}/packed-refs`)) ?? '').split('\n')) {
+        const m = /^([0-9a-f]{40}) (\S+)$/.exec(line)
+        if (m !== null) out.set(m[2]!, m[1]!)
+      }
+      return out
+    }
+
+    /**
+     * The object id ref `name` holds, read as exactly that name (loose or packed, following
+     * symbolic refs), without the name expansion `resolveRef` applies.
+     */
+    async function readExactRef(
+      name: string,
+      packed: Map<string, string>,
+      depth = 0,
+    ): Promise<string | undefined> {
+      if (depth > 5 || !isSafeRefName(name)) return undefined
+      const loose = await readText(`${gitdir}/${name}`).catch(() => undefined)
+      if (loose !== undefined) {
+        const text = loose.trim()
+        if (/^[0-9a-f]{40}$/.test(text)) return text
+        if (text.startsWith('ref: ')) return readExactRef(text.slice(5).trim(), packed, depth + 1)
+        return undefined
+      }
+      return packed.get(name)
+    }
+
+    /** The upstream of `branch` at `oid` as `git status -b` reports it (see git's remote.c). */
+    async function upstreamOf(branch: string, oid: string | null): Promise<GitUpstream | null> {
+      const config = (path: string) => git.getConfigAll({ fs, dir, path })
+      const remote = (await config(`branch.${branch}.remote`)).at(-1)
+      const merge = (await config(`branch.${branch}.merge`))[0]
+      if (typeof remote !== 'string' || typeof merge !== 'string' || remote === '') return null
+      const packed = await packedRefs()
+      let target: string | undefined
+      if (remote === '.') {
+        const found: string[] = []
+        for (const rule of REF_RULES)
+          if ((await readExactRef(rule(merge), packed)) !== undefined) found.push(rule(merge))
+        target = found.length === 1 ? found[0] : merge
+      } else {
+        const specs = (await config(`remote.${remote}.fetch`)).filter(
+          (v): v is string => typeof v === 'string',
+        )
+        target = trackingRef(specs, merge)
+      }
+      if (target === undefined) return null
+      const exists = async (name: string) => (await readExactRef(name, packed)) !== undefined
+      const name = await shortenRef(target, exists)
+      const theirs = await readExactRef(target, packed).then((o) =>
+        o === undefined ? undefined : peelToCommit(o),
+      )
+      if (theirs === undefined || oid === null)
+        return { name, ahead: null, behind: null, gone: true }
+      const [ahead, behind] = await aheadBehind(oid, theirs)
+      return { name, ahead, behind, gone: false }
+    }
+
+    /** Commits reachable from `ours` only and from `theirs` only (`rev-list --left-right`). */
+    async function aheadBehind(ours: string, theirs: string): Promise<[number, number]> {
+      if (ours === theirs) return [0, 0]
+      const LEFT = 1
+      const RIGHT = 2
+      const BOTH = LEFT | RIGHT
+      const flags = new Map<string, number>()
+      const dates = new Map<string, number>()
+      const parents = new Map<string, string[]>()
+      const queued = new Set<string>()
+      const heap: string[] = []
+      let fresh = 0
+      const before = (a: string, b: string) => dates.get(a)! > dates.get(b)!
+      const load = async (oid: string) => {
+        if (dates.has(oid)) return
+        try {
+          const { commit } = await git.readCommit({ ...base(), oid })
+          dates.set(oid, commit.committer.timestamp)
+          parents.set(oid, commit.parent)
+        } catch (error) {
+          if (!isNotFound(error)) throw error
+          // A commit missing from a shallow history ends the walk there.
+          dates.set(oid, -Infinity)
+          parents.set(oid, [])
+        }
+      }
+      const mark = async (oid: string, flag: number) => {
+        const old = flags.get(oid) ?? 0
+        const now = old | flag
+        if (now === old) return
+        flags.set(oid, now)
+        if (queued.has(oid)) {
+          if (now === BOTH) fresh--
+          return
+        }
+        await load(oid)
+        queued.add(oid)
+        if (now !== BOTH) fresh++
+        heap.push(oid)
+        for (let i = heap.length - 1; i > 0;) {
+          const up = (i - 1) >> 1
+          if (!before(heap[i]!, heap[up]!)) break
+          ;[heap[i], heap[up]] = [heap[up]!, heap[i]!]
+          i = up
+        }
+      }
+      const pop = (): string => {
+        const top = heap[0]!
+        const last = heap.pop()!
+        if (heap.length > 0) {
+          heap[0] = last
+          for (let i = 0; ;) {
+            const l = 2 * i + 1
+            const r = l + 1
+            let best = i
+            if (l < heap.length && before(heap[l]!, heap[best]!)) best = l
+            if (r < heap.length && before(heap[r]!, heap[best]!)) best = r
+            if (best === i) break
+            ;[heap[i], heap[best]] = [heap[best]!, heap[i]!]
+            i = best
+          }
+        }
+        queued.delete(top)
+        if (flags.get(top) !== BOTH) fresh--
+        return top
+      }
+      await mark(ours, LEFT)
+      await mark(theirs, RIGHT)
+      // Walk newest first until every commit still queued is reachable from both sides.
+      while (fresh > 0) {
+        const oid = pop()
+        const flag = flags.get(oid)!
+        for (const parent of parents.get(oid)!) await mark(parent, flag)
+      }
+      let ahead = 0
+      let behind = 0
+      for (const flag of flags.values()) {
+        if (flag === LEFT) ahead++
+        else if (flag === RIGHT) behind++
+      }
+      return [ahead, behind]
+    }
+
+    /** The sorted object tables of the repository's packs (an index without its pack is skipped). */
+    async function packIndexes(): Promise<SortedOids[]> {
+      const names = await listDir(`${gitdir}/objects/pack`)
+      const present = new Set(names)
+      const out: SortedOids[] = []
+      for (const name of names.filter((n) => n.endsWith('.idx')).sort(compareBytes)) {
+        if (!present.has(`${name.slice(0, -4)}.pack`)) continue
+        const bytes = await readBytes(`${gitdir}/objects/pack/${name}`)
+        if (bytes === undefined) continue
+        try {
+          out.push(packIndexOids(bytes))
+        } catch {
+          // git skips a pack index it cannot read.
+        }
+      }
+      return out
+    }
+
     async function head(): Promise<GitHead> {
       const branch = await git.currentBranch({ ...base(), fullname: false, test: false })
       return { branch: branch ?? null, oid: await headOid() }
@@ -391,7 +598,9 @@ export function isomorphicGitBackend(options: IsomorphicBackendOptions): GitBack
       head,
 
       async status() {
-        return { head: await head(), entries: await worktreeStatus() }
+        const now = await head()
+        const upstream = now.branch === null ? null : await upstreamOf(now.branch, now.oid)
+        return { head: now, upstream, entries: await worktreeStatus() }
       },
 
       async resolveCommit(ref) {
@@ -411,19 +620,36 @@ export function isomorphicGitBackend(options: IsomorphicBackendOptions): GitBack
           }
         }
         if (oid === undefined) return undefined
-        try {
-          // Peel annotated tags to their commit.
-          for (let i = 0; i < 8; i++) {
-            const object = await git.readObject({ ...base(), oid, format: 'parsed' })
-            if (object.type === 'commit') return oid
-            if (object.type !== 'tag') return undefined
-            oid = (object.object as { object: string }).object
+        return peelToCommit(oid)
+      },
+
+      async abbreviate(oids) {
+        if (oids.length === 0) return []
+        const setting = configuredAbbrev(await git.getConfig({ fs, dir, path: 'core.abbrev' }))
+        if (setting >= 40) return [...oids]
+        const packs = await packIndexes()
+        const count = packs.reduce((sum, p) => sum + p.count, 0)
+        const minimum = setting < 0 ? autoAbbrevLength(count) : setting
+        const loose = new Map<string, string[]>()
+        const out: string[] = []
+        for (const oid of oids) {
+          let length = uniqueAbbrevLength(
+            oid,
+            minimum,
+            packs.flatMap((p) => neighboursIn(p, oid)),
+          )
+          const fan = oid.slice(0, 2)
+          let names = loose.get(fan)
+          if (names === undefined) {
+            names = (await listDir(`${gitdir}/objects/${fan}`))
+              .filter((n) => /^[0-9a-f]{38}$/.test(n))
+              .map((n) => `${fan}${n}`)
+            loose.set(fan, names)
           }
-        } catch (error) {
-          if (isNotFound(error)) return undefined
-          throw error
+          length = uniqueAbbrevLength(oid, length, names)
+          out.push(oid.slice(0, length))
         }
-        return undefined
+        return out
       },
 
       async log(start, skip, limit) {
@@ -735,6 +961,74 @@ export function isomorphicGitBackend(options: IsomorphicBackendOptions): GitBack
       },
     }
   }
+}
+
+/** git's ref lookup rules (`ref_rev_parse_rules`), most literal first. */
+const REF_RULES: ((name: string) => string)[] = [
+  (n) => n,
+  (n) => `refs/${n}`,
+  (n) => `refs/tags/${n}`,
+  (n) => `refs/heads/${n}`,
+  (n) => `refs/remotes/${n}`,
+  (n) => `refs/remotes/${n}/HEAD`,
+]
+
+/** A ref name that stays inside the git directory (no `..`, no absolute or odd components). */
+function isSafeRefName(name: string): boolean {
+  if (name.length === 0 || name.startsWith('/') || name.endsWith('/')) return false
+  if (/[\0-\x20\x7f~^:?*[\\]/.test(name) || name.includes('@{')) return false
+  return name.split('/').every((part) => part.length > 0 && !part.startsWith('.'))
+}
+
+/**
+ * The remote-tracking ref the fetch `specs` map the remote ref `merge` to (git's
+ * `remote_find_tracking`), or undefined. Negative refspecs that match exclude it.
+ */
+export function trackingRef(specs: string[], merge: string): string | undefined {
+  const glob = (pattern: string, name: string): string | undefined => {
+    const star = pattern.indexOf('*')
+    if (star < 0) return pattern === name ? '' : undefined
+    const head = pattern.slice(0, star)
+    const tail = pattern.slice(star + 1)
+    if (name.length < head.length + tail.length) return undefined
+    if (!name.startsWith(head) || !name.endsWith(tail)) return undefined
+    return name.slice(head.length, name.length - tail.length)
+  }
+  for (const spec of specs)
+    if (spec.startsWith('^') && glob(spec.slice(1), merge) !== undefined) return undefined
+  for (const raw of specs) {
+    if (raw.startsWith('^')) continue
+    const spec = raw.startsWith('+') ? raw.slice(1) : raw
+    const colon = spec.indexOf(':')
+    if (colon < 0) continue
+    const src = spec.slice(0, colon)
+    const dst = spec.slice(colon + 1)
+    if (dst === '') continue
+    const middle = glob(src, merge)
+    if (middle === undefined) continue
+    return src.includes('*') ? dst.replace('*', middle) : dst
+  }
+  return undefined
+}
+
+/**
+ * git's `shorten_unambiguous_ref(ref, 0)`: the shortest name a rule maps back to `ref` that no
+ * earlier (more literal) rule resolves to an existing ref.
+ */
+export async function shortenRef(
+  ref: string,
+  exists: (name: string) => Promise<boolean>,
+): Promise<string> {
+  const prefixes = ['', 'refs/', 'refs/tags/', 'refs/heads/', 'refs/remotes/']
+  for (let i = prefixes.length - 1; i > 0; i--) {
+    const prefix = prefixes[i]!
+    if (!ref.startsWith(prefix) || ref.length === prefix.length) continue
+    const short = ref.slice(prefix.length)
+    let ambiguous = false
+    for (let j = 0; j < i && !ambiguous; j++) ambiguous = await exists(REF_RULES[j]!(short))
+    if (!ambiguous) return short
+  }
+  return ref
 }
 
 function compareData(a: Uint8Array, b: Uint8Array): boolean {
