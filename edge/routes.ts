@@ -178,7 +178,7 @@ export function apiRoutes(ctx: AppContext): RouteSpec[] {
       handler: withSession(ctx, async (c, h) => {
         const body = await readJsonObject(c)
         onlyFields(body, ['args'])
-        const args = body.args ?? {}
+        const args = 'args' in body ? body.args : {}
         if (!isPlainObject(args))
           throw new ApiError(400, 'invalid_argument', '"args" must be a JSON object')
         const result = await h.session.governedTool(c.req.param('name')!, args, {
