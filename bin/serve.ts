@@ -90,7 +90,8 @@ export async function serveCommand(
     err.write(`isoagent serve: --port must be a number from 0 to 65535\n`)
     return 2
   }
-  const token = values.token ?? process.env.ISOAGENT_TOKEN ?? randomBytes(24).toString('base64url')
+  const token =
+    values.token ?? (process.env.ISOAGENT_TOKEN || randomBytes(24).toString('base64url'))
   if (token === '' || /\s/.test(token)) {
     err.write(`isoagent serve: the token must be non-empty, without spaces\n`)
     return 2
