@@ -121,8 +121,8 @@ export function createApp(options: AppOptions): IsoagentApp {
   }
   routes.push(...apiRoutes(ctx), ...(options.routes?.(ctx) ?? []))
 
-  const authorized = async (c: Context) =>
-    checkToken === undefined || (await checkToken(presentedToken(c.req.raw, new URL(c.req.url))))
+  const authorized = (c: Context) =>
+    checkToken === undefined || checkToken(presentedToken(c.req.raw, new URL(c.req.url)))
   const unauthorized = () =>
     errorResponse(401, 'unauthorized', 'a valid bearer token is required', {
       'www-authenticate': 'Bearer',
@@ -136,7 +136,7 @@ export function createApp(options: AppOptions): IsoagentApp {
   })
   for (const route of routes) {
     app.on(route.method, route.path, async (c: Context) => {
-      if (route.auth !== false && !(await authorized(c))) return unauthorized()
+      if (route.auth !== false && !authorized(c)) return unauthorized()
       if (route.method === 'GET') return route.handler(c)
       let response: Response | undefined
       const refused = await limit(c, async () => {
@@ -148,7 +148,7 @@ export function createApp(options: AppOptions): IsoagentApp {
   const patterns = routes.map((r) => ({ method: r.method, re: pathPattern(r.path) }))
 
   app.notFound(async (c) => {
-    if (!(await authorized(c))) return unauthorized()
+    if (!authorized(c)) return unauthorized()
     const path = new URL(c.req.url).pathname
     const allowed = patterns.filter((p) => p.re.test(path)).map((p) => p.method)
     if (allowed.length > 0) {
