@@ -281,6 +281,6 @@ export function fuzzCases(
         await api.closeAll()
         await server.close()
       }
-    }, 60_000)
+    }, 120_000)
   })
 }
