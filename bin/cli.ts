@@ -16,6 +16,8 @@ Usage:
       "command", "description"?, "required"? (default true), "timeoutMs"?}]}, one after
       another through the governed bash tool, and print a report (--json: the whole report).
       Exit code: 0 when every required check passed, 1 when one did not.
+  isoagent serve [--workspace DIR | s3://bucket/prefix | memory] [--port 8787] [--host H] [--token T]
+      Serve the HTTP API (see isoagent serve --help).
 
 Options:
   -w, --workspace DIR   workspace root on local disk (default: current directory)
@@ -30,6 +32,7 @@ export async function main(
   out = process.stdout,
   err = process.stderr,
 ): Promise<number> {
+  if (argv[0] === 'serve') return (await import('./serve.ts')).serveCommand(argv.slice(1), out, err)
   let parsed
   try {
     parsed = parseArgs({

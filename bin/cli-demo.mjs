@@ -1,4 +1,4 @@
-// `npm start`: a guided run of the isoagent CLI against this repository itself.
+// `npm run demo`: a guided run of the isoagent CLI against this repository itself.
 import { spawnSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 

@@ -1,0 +1,152 @@
+import { randomBytes } from 'node:crypto'
+import { statSync } from 'node:fs'
+import { resolve } from 'node:path'
+import { parseArgs } from 'node:util'
+import type { WorkspaceServices } from '../adapters/index.ts'
+
+const USAGE = `isoagent serve — the HTTP API over a workspace
+
+Usage:
+  isoagent serve [--workspace DIR | s3://bucket/prefix | memory] [--port 8787]
+                 [--host 127.0.0.1] [--token T]
+
+Options:
+  -w, --workspace W   a directory (default: current directory), s3://bucket/prefix (AWS
+                      settings from the environment), or memory (empty, gone at exit)
+  -p, --port N        port (default 8787; 0 picks a free one)
+      --host H        address to bind (default 127.0.0.1, loopback only)
+      --token T       bearer token (default: $ISOAGENT_TOKEN, else a random one, printed)
+  -h, --help          this text
+
+Every route but GET /v1/health needs "Authorization: Bearer <token>". Ctrl-C or SIGTERM
+closes the sessions (ending running bash commands) and exits.`
+
+const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/
+
+/** The workspace factory and a description for `--workspace`, imported lazily. */
+async function workspaceOf(
+  spec: string,
+): Promise<{ open: () => WorkspaceServices; describe: string }> {
+  if (spec === 'memory') {
+    const { memoryWorkspace } = await import('../adapters/index.ts')
+    const shared = memoryWorkspace()
+    return { open: () => shared, describe: 'a memory workspace' }
+  }
+  const s3 = /^s3:\/\/([^/]+)\/?(.*)$/.exec(spec)
+  if (s3 !== null) {
+    const [{ s3Workspace }, { S3Client }] = await Promise.all([
+      import('../adapters/s3/index.ts'),
+      import('@aws-sdk/client-s3'),
+    ])
+    const env = process.env
+    const client = new S3Client({
+      ...(env.AWS_REGION || env.AWS_DEFAULT_REGION ? {} : { region: 'us-east-1' }),
+      ...(env.AWS_ENDPOINT_URL_S3 || env.AWS_ENDPOINT_URL ? { forcePathStyle: true } : {}),
+    })
+    const bucket = s3[1]!
+    const prefix = s3[2]!
+    return {
+      open: () => s3Workspace({ bucket, prefix, client }),
+      describe: `s3://${bucket}/${prefix}`,
+    }
+  }
+  const root = resolve(spec)
+  if (!statSync(root, { throwIfNoEntry: false })?.isDirectory())
+    throw new Error(`workspace ${spec} is not a directory (nor s3://... nor memory)`)
+  const { localWorkspace } = await import('../adapters/node-fs/index.ts')
+  return { open: () => localWorkspace(root), describe: root }
+}
+
+const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`
+
+/** `isoagent serve ...`: serve the HTTP API until SIGINT/SIGTERM; returns the exit code. */
+export async function serveCommand(
+  argv: string[],
+  out: NodeJS.WritableStream = process.stdout,
+  err: NodeJS.WritableStream = process.stderr,
+): Promise<number> {
+  let values
+  try {
+    ;({ values } = parseArgs({
+      args: argv,
+      options: {
+        workspace: { type: 'string', short: 'w', default: '.' },
+        port: { type: 'string', short: 'p', default: '8787' },
+        host: { type: 'string', default: '127.0.0.1' },
+        token: { type: 'string' },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    }))
+  } catch (error) {
+    err.write(`isoagent serve: ${(error as Error).message}\n\n${USAGE}\n`)
+    return 2
+  }
+  if (values.help) {
+    out.write(USAGE + '\n')
+    return 0
+  }
+  const port = Number(values.port)
+  if (!/^\d+$/.test(values.port) || port > 65535) {
+    err.write(`isoagent serve: --port must be a number from 0 to 65535\n`)
+    return 2
+  }
+  const token =
+    values.token ?? (process.env.ISOAGENT_TOKEN || randomBytes(24).toString('base64url'))
+  if (token === '' || /\s/.test(token)) {
+    err.write(`isoagent serve: the token must be non-empty, without spaces\n`)
+    return 2
+  }
+
+  let workspace: Awaited<ReturnType<typeof workspaceOf>>
+  try {
+    workspace = await workspaceOf(values.workspace)
+  } catch (error) {
+    err.write(`isoagent serve: ${(error as Error).message}\n`)
+    return 2
+  }
+  const [{ createApp, Agent, VERSION }, { serve }] = await Promise.all([
+    import('../edge/index.ts'),
+    import('../edge/node.ts'),
+  ])
+  let tools: string[]
+  try {
+    const probe = await Agent.create().session(workspace.open())
+    tools = probe.toolNames()
+    if (values.workspace !== 'memory') await probe.close()
+  } catch (error) {
+    err.write(`isoagent serve: ${(error as Error).message}\n`)
+    return 2
+  }
+
+  const app = createApp({ workspace: () => workspace.open(), token })
+  let handle
+  try {
+    handle = await serve(app, { port, hostname: values.host })
+  } catch (error) {
+    err.write(
+      `isoagent serve: cannot listen on ${values.host}:${port}: ${(error as Error).message}\n`,
+    )
+    return 1
+  }
+  const url = handle.url
+  const auth = quote(`Authorization: Bearer ${token}`)
+  const id = `sed -E 's/.*"id":"([^"]+)".*/\\1/'`
+  out.write(
+    [
+      `isoagent ${VERSION} serving ${workspace.describe}`,
+      `  tools:  ${tools.join(', ')}`,
+      `  open:   ${url}/?token=${encodeURIComponent(token)}`,
+      `  health: curl -s ${url}/v1/health`,
+      `  try:    S=$(curl -s -X POST -H ${auth} ${url}/v1/sessions | ${id}) && curl -s -X POST -H ${auth} -d '{"args":{"path":"."}}' ${url}/v1/sessions/$S/tools/ls`,
+      `  API:    curl -s -H ${auth} ${url}/v1/openapi.json`,
+      ``,
+    ].join('\n'),
+  )
+  if (!LOOPBACK.test(values.host))
+    err.write(
+      `isoagent serve: warning: bound to ${values.host}; anyone who reaches it with the token runs tools${tools.includes('bash') ? ' (bash included)' : ''} on this workspace\n`,
+    )
+  out.write('Ctrl-C stops the server.\n')
+  await new Promise<void>((r) => handle.server.once('close', () => r()))
+  return 0
+}

@@ -1,0 +1,170 @@
+import { Hono, type Context } from 'hono'
+import { bodyLimit } from 'hono/body-limit'
+import {
+  Agent,
+  IsoagentError,
+  type Session,
+  type SessionOptions,
+  type ToolDefinition,
+  type WorkspaceServices,
+} from '../adapters/index.ts'
+import { ApiError, errorResponse } from './api-error.ts'
+import { presentedToken, tokenChecker } from './auth.ts'
+import type { EventHistoryLimits, HostedSession } from './hosted-session.ts'
+import type { AppContext, RouteSpec } from './route-spec.ts'
+import { apiRoutes } from './routes.ts'
+import { memorySessionStore, type SessionStore } from './session-store.ts'
+import { VERSION } from './version.ts'
+
+/** Default largest request body: 8 MiB; a larger one is refused with 413. */
+export const DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024
+
+/** Options of {@link createApp}. */
+export interface AppOptions {
+  /**
+   * The workspace a new session works on, per request (a Worker reads its bindings from
+   * `c.env`). Called once per session; the session closes what it returns when it closes.
+   */
+  workspace: (c: Context) => WorkspaceServices | Promise<WorkspaceServices>
+  /** Bearer token required by every route but `GET /v1/health`; none: no authentication. */
+  token?: string
+  /** Permissions, hooks, budget, policy, ... of every session. */
+  session?: SessionOptions
+  /** Most sessions at once (default 64); past it `POST /v1/sessions` answers 429. */
+  maxSessions?: number
+  /** A session without requests or event streams for this long (ms) is closed (default 15 min). */
+  sessionIdleMs?: number
+  /** Largest request body in bytes (default 8 MiB); larger: 413. */
+  maxBodyBytes?: number
+  /** Bounds of each session's event history (what `Last-Event-ID` can replay). */
+  eventHistory?: EventHistoryLimits
+  /**
+   * Where sessions are kept (default: in memory, bounded by `maxSessions` and `sessionIdleMs`).
+   * A Worker passes a store that holds the one session of its Durable Object.
+   */
+  store?: SessionStore
+  /** The agent sessions are created by (default `Agent.create()`). */
+  agent?: Agent
+  /**
+   * More routes, mounted beside the API and documented in the same OpenAPI document (the MCP
+   * endpoint `/mcp` mounts here). They see the app's context: its store and its sessions.
+   */
+  routes?: (ctx: AppContext) => RouteSpec[]
+}
+
+/** The Hono app of {@link createApp}, with its session store and a shutdown. */
+export type IsoagentApp = Hono & {
+  /** The app's context (store, sessions, route table). */
+  readonly context: AppContext
+  /** Close every session: running calls (and `bash` process groups) end, streams end. */
+  close(): Promise<void>
+}
+
+const pathPattern = (path: string) =>
+  new RegExp('^' + path.replace(/:[A-Za-z_][A-Za-z0-9_]*/g, '[^/]+') + '/?$')
+
+/**
+ * The HTTP API over sessions of a workspace, built from Web APIs only: the same app runs under
+ * `@hono/node-server` (`serve` from `isoagent/edge/node`) and as a Worker. Routes, errors and
+ * limits are those of DESIGN.md "Serving: the HTTP API"; `GET /v1/openapi.json` documents them.
+ */
+export function createApp(options: AppOptions): IsoagentApp {
+  if (typeof options?.workspace !== 'function')
+    throw new TypeError('createApp: options.workspace must be a function returning a workspace')
+  const agent = options.agent ?? Agent.create()
+  const store =
+    options.store ??
+    memorySessionStore({
+      ...(options.maxSessions !== undefined ? { maxSessions: options.maxSessions } : {}),
+      ...(options.sessionIdleMs !== undefined ? { sessionIdleMs: options.sessionIdleMs } : {}),
+      ...(options.eventHistory ? { eventHistory: options.eventHistory } : {}),
+    })
+  const checkToken = options.token === undefined ? undefined : tokenChecker(options.token)
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES
+  let toolDefs: ToolDefinition[] | undefined
+
+  const openCore = async (c: Context): Promise<Session> => {
+    let workspace: WorkspaceServices
+    try {
+      workspace = await options.workspace(c)
+    } catch (error) {
+      throw new ApiError(
+        503,
+        'workspace_unavailable',
+        error instanceof IsoagentError ? error.message : 'the workspace could not be opened',
+      )
+    }
+    const session = await agent.session(workspace, options.session ?? {})
+    toolDefs ??= session.toolDefinitions()
+    return session
+  }
+
+  const routes: RouteSpec[] = []
+  const ctx: AppContext = {
+    store,
+    routes,
+    version: VERSION,
+    openSession: (c) => store.create(() => openCore(c)),
+    session(c): HostedSession {
+      const hosted = store.get(c.req.param('id') ?? '')
+      if (hosted === undefined)
+        throw new ApiError(404, 'session_not_found', 'no such session (closed, idle or unknown)')
+      return hosted
+    },
+    async toolDefinitions(c) {
+      if (toolDefs === undefined) {
+        const session = await openCore(c)
+        await session.close()
+      }
+      return structuredClone(toolDefs!)
+    },
+  }
+  routes.push(...apiRoutes(ctx), ...(options.routes?.(ctx) ?? []))
+
+  const authorized = (c: Context) =>
+    checkToken === undefined || checkToken(presentedToken(c.req.raw, new URL(c.req.url)))
+  const unauthorized = () =>
+    errorResponse(401, 'unauthorized', 'a valid bearer token is required', {
+      'www-authenticate': 'Bearer',
+    })
+
+  const app = new Hono()
+  const limit = bodyLimit({
+    maxSize: maxBodyBytes,
+    onError: () =>
+      errorResponse(413, 'payload_too_large', `the body is over ${maxBodyBytes} bytes`),
+  })
+  for (const route of routes) {
+    app.on(route.method, route.path, async (c: Context) => {
+      if (route.auth !== false && !authorized(c)) return unauthorized()
+      if (route.method === 'GET') return route.handler(c)
+      let response: Response | undefined
+      const refused = await limit(c, async () => {
+        response = await route.handler(c)
+      })
+      return refused ?? response!
+    })
+  }
+  const patterns = routes.map((r) => ({ method: r.method, re: pathPattern(r.path) }))
+
+  app.notFound(async (c) => {
+    if (!authorized(c)) return unauthorized()
+    const path = new URL(c.req.url).pathname
+    const allowed = patterns.filter((p) => p.re.test(path)).map((p) => p.method)
+    if (allowed.length > 0) {
+      return errorResponse(405, 'method_not_allowed', `${c.req.method} is not allowed here`, {
+        allow: [...new Set(allowed)].join(', '),
+      })
+    }
+    return errorResponse(404, 'not_found', 'no such route')
+  })
+  app.onError((error) => {
+    if (error instanceof ApiError) return error.toResponse()
+    return errorResponse(500, 'internal_error', 'internal error')
+  })
+
+  return Object.assign(app, {
+    context: ctx,
+    close: () => store.closeAll(),
+  })
+}

@@ -1,0 +1,343 @@
+import type { Context } from 'hono'
+import { IsoagentError } from '../adapters/index.ts'
+import { ApiError } from './api-error.ts'
+import { isPlainObject, onlyFields, readJsonObject } from './body.ts'
+import { eventStream } from './event-stream.ts'
+import type { HostedSession } from './hosted-session.ts'
+import { buildOpenApi } from './openapi.ts'
+import type { AppContext, RouteResponse, RouteSpec } from './route-spec.ts'
+import { runtimeName } from './runtime.ts'
+import { schemaRef } from './schemas.ts'
+
+const json = (schema: string, description: string): RouteResponse => ({
+  description,
+  schema: schemaRef(schema),
+})
+const failure = (description: string): RouteResponse => json('Error', description)
+const noContent: RouteResponse = { description: 'done, no body' }
+
+const SESSION_ERRORS = {
+  '401': failure('missing or wrong bearer token'),
+  '404': failure('no such session (`session_not_found`)'),
+}
+const BODY_ERRORS = {
+  '400': failure('malformed JSON, or a body that is not an object of the fields named'),
+  '413': failure('body over the size limit'),
+}
+
+/** Run `fn` with the session of `:id`, counting the request as use of the session. */
+function withSession(
+  ctx: AppContext,
+  fn: (c: Context, hosted: HostedSession) => Response | Promise<Response>,
+): (c: Context) => Promise<Response> {
+  return async (c) => {
+    const hosted = ctx.session(c)
+    hosted.enter()
+    try {
+      return await fn(c, hosted)
+    } finally {
+      hosted.leave()
+    }
+  }
+}
+
+function parseLastEventId(value: string | null | undefined): number | undefined {
+  if (value === null || value === undefined || value === '') return undefined
+  if (!/^\d{1,15}$/.test(value.trim()))
+    throw new ApiError(
+      400,
+      'invalid_argument',
+      'Last-Event-ID must be an event id (a whole number)',
+    )
+  return Number(value.trim())
+}
+
+const LANDING = (version: string) => `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>isoagent</title><link rel="icon" href="data:,"></head>
+<body style="font-family: system-ui, sans-serif; max-width: 46rem; margin: 2rem auto; line-height: 1.5">
+<h1>isoagent ${version}</h1>
+<p>The HTTP API of isoagent's coding-agent tools is served here. Every route but
+<code>/v1/health</code> needs the token: <code>Authorization: Bearer &lt;token&gt;</code>
+(or <code>?token=</code> on a GET).</p>
+<p>The routes and every tool's argument schema: <a id="openapi" href="v1/openapi.json">/v1/openapi.json</a>.</p>
+<script>
+const t = new URLSearchParams(location.search).get('token')
+if (t) document.getElementById('openapi').href += '?token=' + encodeURIComponent(t)
+</script>
+</body></html>
+`
+
+/** The route table of the HTTP API (the MCP endpoint is added beside it by the app). */
+export function apiRoutes(ctx: AppContext): RouteSpec[] {
+  return [
+    {
+      method: 'GET',
+      path: '/',
+      operationId: 'landing',
+      summary: 'A page naming the API and its document',
+      auth: false,
+      hidden: true,
+      responses: { '200': { description: 'HTML', contentType: 'text/html' } },
+      handler: (c) => c.html(LANDING(ctx.version)),
+    },
+    {
+      method: 'GET',
+      path: '/v1/health',
+      operationId: 'health',
+      summary: 'Liveness, version and runtime (no token needed)',
+      auth: false,
+      responses: { '200': json('Health', 'the server is up') },
+      handler: (c) => c.json({ ok: true, version: ctx.version, runtime: runtimeName() }),
+    },
+    {
+      method: 'GET',
+      path: '/v1/openapi.json',
+      operationId: 'openapi',
+      summary: 'This OpenAPI 3.1 document, with every tool of the workspace and its schema',
+      responses: {
+        '200': { description: 'the document', schema: { type: 'object' } },
+        '401': failure('missing or wrong bearer token'),
+      },
+      handler: async (c) =>
+        c.json(buildOpenApi(ctx.routes, await ctx.toolDefinitions(c), { version: ctx.version })),
+    },
+    {
+      method: 'POST',
+      path: '/v1/sessions',
+      operationId: 'createSession',
+      summary: 'Open a session over the server workspace',
+      description:
+        'The session offers the tools its workspace can serve. Past the session limit: 429.',
+      requestBody: {
+        required: false,
+        schema: { type: 'object', additionalProperties: false, properties: {} },
+      },
+      responses: {
+        '201': json('SessionCreated', 'the new session'),
+        ...BODY_ERRORS,
+        '401': failure('missing or wrong bearer token'),
+        '429': failure('too many sessions (`too_many_sessions`)'),
+      },
+      handler: async (c) => {
+        onlyFields(await readJsonObject(c), [])
+        const hosted = await ctx.openSession(c)
+        c.header('location', `/v1/sessions/${hosted.id}`)
+        return c.json({ id: hosted.id, tools: hosted.session.toolNames() }, 201)
+      },
+    },
+    {
+      method: 'GET',
+      path: '/v1/sessions/:id',
+      operationId: 'getSession',
+      summary: 'A session: its tools and the calls running now',
+      responses: { '200': json('SessionInfo', 'the session'), ...SESSION_ERRORS },
+      handler: withSession(ctx, (c, h) =>
+        c.json({ id: h.id, tools: h.session.toolNames(), activeTools: h.session.activeTools() }),
+      ),
+    },
+    {
+      method: 'GET',
+      path: '/v1/sessions/:id/tools',
+      operationId: 'listTools',
+      summary: 'The model-facing tool definitions (closed JSON Schemas)',
+      responses: {
+        '200': {
+          description: 'toolDefinitions()',
+          schema: { type: 'array', items: schemaRef('ToolDefinition') },
+        },
+        ...SESSION_ERRORS,
+      },
+      handler: withSession(ctx, (c, h) => c.json(h.session.toolDefinitions())),
+    },
+    {
+      method: 'POST',
+      path: '/v1/sessions/:id/tools/:name',
+      operationId: 'callTool',
+      summary: 'Call a tool as the model would (permissions, confirmation, hooks, budget)',
+      description:
+        'A failing tool is a 200 with `exitCode: 1` and a typed `errorKind`; so is an unknown tool. A call that a rule asks about waits until the confirmation is answered.',
+      requestBody: {
+        required: false,
+        schema: {
+          type: 'object',
+          additionalProperties: false,
+          properties: { args: { type: 'object', description: "the tool's arguments" } },
+        },
+      },
+      perTool: (parameters) => ({
+        type: 'object',
+        additionalProperties: false,
+        required: ['args'],
+        properties: { args: parameters },
+      }),
+      responses: {
+        '200': json('ToolResult', 'the tool result, success or typed failure'),
+        ...BODY_ERRORS,
+        ...SESSION_ERRORS,
+      },
+      handler: withSession(ctx, async (c, h) => {
+        const body = await readJsonObject(c)
+        onlyFields(body, ['args'])
+        const args = 'args' in body ? body.args : {}
+        if (!isPlainObject(args))
+          throw new ApiError(400, 'invalid_argument', '"args" must be a JSON object')
+        const result = await h.session.governedTool(c.req.param('name')!, args, {
+          signal: c.req.raw.signal,
+        })
+        return c.json({ ...result })
+      }),
+    },
+    {
+      method: 'GET',
+      path: '/v1/sessions/:id/events',
+      operationId: 'sessionEvents',
+      summary: 'Server-sent events of the session',
+      description:
+        'Each event is `event: <type>`, `id: <seq>`, `data: <SessionEvent JSON>`. Reconnecting with `Last-Event-ID` replays the events the session still holds after that id; an `events_dropped` frame (without id) counts those it no longer holds.',
+      parameters: [
+        {
+          name: 'Last-Event-ID',
+          in: 'header',
+          required: false,
+          description: 'the id of the last event received',
+          schema: { type: 'string', pattern: '^[0-9]+$' },
+        },
+      ],
+      responses: {
+        '200': {
+          description: 'the event stream',
+          contentType: 'text/event-stream',
+          schema: schemaRef('SessionEvent'),
+        },
+        '400': failure('a Last-Event-ID that is not an event id'),
+        ...SESSION_ERRORS,
+      },
+      handler: withSession(ctx, (c, h) => {
+        const lastId = parseLastEventId(c.req.header('last-event-id'))
+        return new Response(eventStream(h, lastId, c.req.raw.signal), {
+          headers: {
+            'content-type': 'text/event-stream; charset=utf-8',
+            'cache-control': 'no-cache, no-transform',
+            'x-accel-buffering': 'no',
+          },
+        })
+      }),
+    },
+    {
+      method: 'GET',
+      path: '/v1/sessions/:id/confirmations',
+      operationId: 'listConfirmations',
+      summary: 'Calls waiting for a human answer',
+      responses: {
+        '200': {
+          description: 'pendingConfirmations()',
+          schema: { type: 'array', items: schemaRef('PendingConfirmation') },
+        },
+        ...SESSION_ERRORS,
+      },
+      handler: withSession(ctx, (c, h) => c.json(h.session.pendingConfirmations())),
+    },
+    {
+      method: 'POST',
+      path: '/v1/sessions/:id/confirmations/:callId',
+      operationId: 'answerConfirmation',
+      summary: 'Approve or refuse a waiting call (by its call id or confirmation id)',
+      requestBody: {
+        required: true,
+        schema: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['approved'],
+          properties: { approved: { type: 'boolean' } },
+        },
+      },
+      responses: {
+        '204': noContent,
+        ...BODY_ERRORS,
+        ...SESSION_ERRORS,
+        '409': failure('already answered, timed out or cancelled (`confirmation_answered`)'),
+      },
+      handler: withSession(ctx, async (c, h) => {
+        const body = await readJsonObject(c)
+        onlyFields(body, ['approved'])
+        if (typeof body.approved !== 'boolean')
+          throw new ApiError(400, 'invalid_argument', '"approved" must be true or false')
+        const key = c.req.param('callId')!
+        const pending = h.session
+          .pendingConfirmations()
+          .find((p) => p.id === key || p.callId === key)
+        try {
+          h.session.confirmToolUse(pending?.id ?? key, body.approved)
+        } catch (error) {
+          if (error instanceof IsoagentError && error.code === 'invalid_argument')
+            throw new ApiError(409, 'confirmation_answered', error.message)
+          throw new ApiError(
+            404,
+            'confirmation_not_found',
+            `no pending confirmation for ${JSON.stringify(key.slice(0, 100))}`,
+          )
+        }
+        return c.body(null, 204)
+      }),
+    },
+    {
+      method: 'GET',
+      path: '/v1/sessions/:id/artifacts',
+      operationId: 'getArtifact',
+      summary: 'The full original of a projected result',
+      parameters: [
+        {
+          name: 'uri',
+          in: 'query',
+          required: true,
+          description: 'the `a3s://tool-output/<tool>/<sha256>` URI from the evidence',
+          schema: { type: 'string' },
+        },
+      ],
+      responses: {
+        '200': {
+          description: 'the bytes (text/plain when they are UTF-8)',
+          contentType: 'application/octet-stream',
+        },
+        '400': failure('no `uri`, or not an a3s:// URI'),
+        '401': SESSION_ERRORS['401'],
+        '404': failure('no such session, or no such artifact (`artifact_not_found`)'),
+      },
+      handler: withSession(ctx, async (c, h) => {
+        const uri = c.req.query('uri')
+        if (uri === undefined || !uri.startsWith('a3s://'))
+          throw new ApiError(400, 'invalid_argument', 'query parameter "uri" must be an a3s:// URI')
+        const bytes = await h.session.getArtifact(uri)
+        if (bytes === undefined)
+          throw new ApiError(404, 'artifact_not_found', 'no artifact with this URI is held')
+        let type = 'text/plain; charset=utf-8'
+        try {
+          new TextDecoder('utf-8', { fatal: true }).decode(bytes)
+        } catch {
+          type = 'application/octet-stream'
+        }
+        return new Response(bytes as Uint8Array<ArrayBuffer>, { headers: { 'content-type': type } })
+      }),
+    },
+    {
+      method: 'GET',
+      path: '/v1/sessions/:id/snapshot',
+      operationId: 'getSnapshot',
+      summary: 'Plain-JSON state to resume the session elsewhere',
+      responses: { '200': json('SessionSnapshot', 'session.snapshot()'), ...SESSION_ERRORS },
+      handler: withSession(ctx, (c, h) => c.json(h.session.snapshot())),
+    },
+    {
+      method: 'DELETE',
+      path: '/v1/sessions/:id',
+      operationId: 'closeSession',
+      summary: 'Close the session: running calls are aborted, event streams end',
+      responses: { '204': noContent, ...SESSION_ERRORS },
+      handler: async (c) => {
+        if (!(await ctx.store.delete(c.req.param('id')!)))
+          throw new ApiError(404, 'session_not_found', 'no such session')
+        return c.body(null, 204)
+      },
+    },
+  ]
+}

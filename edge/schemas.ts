@@ -1,0 +1,149 @@
+import { SNAPSHOT_SCHEMA, type JsonSchema } from '../adapters/index.ts'
+
+const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` })
+export { ref as schemaRef }
+
+const ERROR_KINDS = [
+  'version_conflict',
+  'not_found',
+  'invalid_argument',
+  'hook_denied',
+  'permission_denied',
+  'unsupported',
+  'timeout',
+  'transport',
+  'cancelled',
+  'partial_failure',
+  'rate_limited',
+]
+
+const EVENT_TYPES = [
+  'tool_state',
+  'tool_start',
+  'tool_output_delta',
+  'tool_end',
+  'confirmation_required',
+  'permission_denied',
+  'hook_denied',
+  'hook_error',
+  'budget_exhausted',
+  'events_dropped',
+]
+
+const ORIGIN: JsonSchema = {
+  type: 'string',
+  enum: ['agent', 'nested', 'host_direct', 'host_direct_nested'],
+}
+
+/** The shared response schemas of the API (`components.schemas` of the OpenAPI document). */
+export const COMPONENT_SCHEMAS: Record<string, JsonSchema> = {
+  Error: {
+    type: 'object',
+    required: ['error'],
+    properties: {
+      error: {
+        type: 'object',
+        required: ['code', 'message'],
+        properties: { code: { type: 'string' }, message: { type: 'string' } },
+      },
+    },
+  },
+  Health: {
+    type: 'object',
+    required: ['ok', 'version', 'runtime'],
+    properties: {
+      ok: { const: true },
+      version: { type: 'string' },
+      runtime: { type: 'string', description: 'node, workerd, bun, deno, browser or unknown' },
+    },
+  },
+  SessionCreated: {
+    type: 'object',
+    required: ['id', 'tools'],
+    properties: { id: { type: 'string' }, tools: { type: 'array', items: { type: 'string' } } },
+  },
+  SessionInfo: {
+    type: 'object',
+    required: ['id', 'tools', 'activeTools'],
+    properties: {
+      id: { type: 'string' },
+      tools: { type: 'array', items: { type: 'string' } },
+      activeTools: { type: 'array', items: ref('ActiveTool') },
+    },
+  },
+  ActiveTool: {
+    type: 'object',
+    required: ['id', 'name', 'origin', 'state', 'startedAt'],
+    properties: {
+      id: { type: 'string' },
+      name: { type: 'string' },
+      origin: ORIGIN,
+      state: { type: 'string' },
+      startedAt: { type: 'number' },
+      parentCallId: { type: 'string' },
+    },
+  },
+  ToolDefinition: {
+    type: 'object',
+    required: ['name', 'description', 'parameters'],
+    properties: {
+      name: { type: 'string' },
+      description: { type: 'string' },
+      parameters: { type: 'object', description: 'the closed JSON Schema of the arguments' },
+    },
+  },
+  ToolResult: {
+    type: 'object',
+    required: ['name', 'output', 'exitCode'],
+    properties: {
+      name: { type: 'string' },
+      output: { type: 'string' },
+      exitCode: { type: 'integer', enum: [0, 1] },
+      metadata: { type: 'object' },
+      errorKind: {
+        type: 'object',
+        required: ['type'],
+        properties: { type: { type: 'string', enum: ERROR_KINDS } },
+      },
+      metadataJson: { type: 'string' },
+    },
+  },
+  PendingConfirmation: {
+    type: 'object',
+    required: ['id', 'callId', 'toolName', 'args', 'origin', 'requestedAt'],
+    properties: {
+      id: { type: 'string' },
+      callId: { type: 'string' },
+      toolName: { type: 'string' },
+      args: {},
+      origin: ORIGIN,
+      requestedAt: { type: 'number' },
+      reason: { type: 'string' },
+    },
+  },
+  SessionEvent: {
+    type: 'object',
+    required: ['type', 'timestamp'],
+    properties: {
+      type: { type: 'string', enum: EVENT_TYPES },
+      toolName: { type: 'string' },
+      callId: { type: 'string' },
+      origin: ORIGIN,
+      timestamp: { type: 'number' },
+    },
+  },
+  SessionSnapshot: {
+    type: 'object',
+    required: ['schema', 'workspace', 'tool_result_transform_policy', 'tools'],
+    properties: {
+      schema: { const: SNAPSHOT_SCHEMA },
+      created_at: { type: 'string' },
+      workspace: { type: 'object' },
+      tool_result_transform_policy: { type: 'object' },
+      permissions: { type: 'object' },
+      budget: { type: 'object' },
+      tool_timeout_ms: {},
+      tools: { type: 'array', items: { type: 'string' } },
+    },
+  },
+}
