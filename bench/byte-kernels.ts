@@ -1,7 +1,7 @@
 // Byte search kernels: how grep finds a literal and counts line ends in bytes it has read.
 //
 // On 12 MiB of this repository's node_modules text files (files up to 1 MiB, concatenated) in
-// the scan's own buffer (the WebAssembly SIMD kernels' memory, src/text/simd-bytes.wat):
+// the scan's own buffer (the WebAssembly SIMD kernels' memory, src/tools/search/bytes/simd-bytes.wat):
 //
 // 1. Every occurrence of a literal: our finder against Node's `Buffer.prototype.indexOf` with the
 //    literal (C++). In the kernel memory our finder is the SIMD kernel, unless memchr on a rare
@@ -21,8 +21,8 @@ import {
   countLineEnds,
   useByteIndex,
   type ByteFinder,
-} from '../src/text/byte-search.ts'
-import { inKernelMemory, searchBuffers } from '../src/text/simd-bytes.ts'
+} from '../src/tools/search/bytes/byte-search.ts'
+import { inKernelMemory, searchBuffers } from '../src/tools/search/bytes/simd-bytes.ts'
 import {
   compare,
   formatSpread,

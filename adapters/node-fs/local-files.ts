@@ -17,7 +17,7 @@ import * as nodePath from 'node:path'
 import { IsoagentError, type IsoagentErrorCode } from '../../src/errors.ts'
 import { WorkspacePath } from '../../src/workspace/workspace-path.ts'
 import { pageOfNames } from '../../src/workspace/adapter-kit.ts'
-import { useByteIndex } from '../../src/text/byte-search.ts'
+import { useByteIndex } from '../../src/tools/search/bytes/byte-search.ts'
 import { ListingCache, type DirStamp, type Listing } from './listing-cache.ts'
 import type {
   ByteRange,

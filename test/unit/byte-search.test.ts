@@ -4,7 +4,7 @@ import {
   compileLineMatcher,
   requiredLiteral,
   requiredLiterals,
-} from '../../src/tools/search/line-matcher.ts'
+} from '../../src/tools/search/scan/line-matcher.ts'
 import {
   anchorFinder,
   byteNeedle,
@@ -15,7 +15,7 @@ import {
   indexOfByte,
   useByteIndex,
   type ByteIndex,
-} from '../../src/text/byte-search.ts'
+} from '../../src/tools/search/bytes/byte-search.ts'
 
 const encoder = new TextEncoder()
 

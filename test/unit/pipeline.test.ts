@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { SearchPipeline, TURN_MS } from '../../src/tools/search/pipeline.ts'
+import { SearchPipeline, TURN_MS } from '../../src/tools/search/pipeline/pipeline.ts'
 
 describe('SearchPipeline', () => {
   it('gives the event loop a turn while its source keeps answering at once', async () => {

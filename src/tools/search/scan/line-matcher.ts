@@ -1,6 +1,6 @@
 import { RE2JS } from 're2js'
-import { IsoagentError } from '../../errors.ts'
-import { byteFinder, byteNeedle, type ByteFinder, type ByteNeedle } from '../../text/byte-search.ts'
+import { IsoagentError } from '../../../errors.ts'
+import { byteFinder, byteNeedle, type ByteFinder, type ByteNeedle } from '../bytes/byte-search.ts'
 
 /** Finds the lines of a text that match a pattern, never across line ends. */
 export interface LineMatcher {

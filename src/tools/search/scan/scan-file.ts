@@ -1,7 +1,7 @@
-import { IsoagentError } from '../../errors.ts'
-import { hasFoldingSigns, indexOfByte } from '../../text/byte-search.ts'
-import { chunkReader, type ChunkReader } from '../../text/chunk-reader.ts'
-import { searchBuffers } from '../../text/simd-bytes.ts'
+import { IsoagentError } from '../../../errors.ts'
+import { hasFoldingSigns, indexOfByte } from '../bytes/byte-search.ts'
+import { chunkReader, type ChunkReader } from '../bytes/chunk-reader.ts'
+import { searchBuffers } from '../bytes/simd-bytes.ts'
 import {
   CHUNK_BYTES,
   containsLiteral,
@@ -12,17 +12,17 @@ import {
   MAX_LINE_CHARS,
   WHOLE,
 } from './scan-bytes.ts'
-import { BINARY_SNIFF_BYTES, concatBytes } from '../../text/bytes.ts'
-import type { WorkspacePath } from '../../workspace/workspace-path.ts'
-import type { WorkspaceServices } from '../../workspace/workspace-services.ts'
+import { BINARY_SNIFF_BYTES, concatBytes } from '../../../text/bytes.ts'
+import type { WorkspacePath } from '../../../workspace/workspace-path.ts'
+import type { WorkspaceServices } from '../../../workspace/workspace-services.ts'
 
 /** The part of a workspace a scan reads through. */
 export type FileReader = Pick<WorkspaceServices, 'read' | 'readStream' | 'readNow'>
-import type { ScanResult } from '../../workspace/file-scanner.ts'
+import type { ScanResult } from '../../../workspace/file-scanner.ts'
 import type { BytePrefilter, LineMatcher } from './line-matcher.ts'
 
 export { MAX_LINE_CHARS } from './scan-bytes.ts'
-export type { ScanRecord, ScanResult } from '../../workspace/file-scanner.ts'
+export type { ScanRecord, ScanResult } from '../../../workspace/file-scanner.ts'
 
 /** Text handed to the matcher at once; files are streamed in blocks of about this size. */
 const BLOCK_CHARS = 1 << 20

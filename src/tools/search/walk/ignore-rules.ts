@@ -1,5 +1,5 @@
 import ignore, { type Ignore } from 'ignore'
-import type { WorkspacePath } from '../../workspace/workspace-path.ts'
+import type { WorkspacePath } from '../../../workspace/workspace-path.ts'
 
 /** Ignore files read in every directory, highest precedence first (ripgrep's order). */
 export const IGNORE_FILES = ['.rgignore', '.ignore', '.gitignore'] as const

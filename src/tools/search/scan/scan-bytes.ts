@@ -1,12 +1,12 @@
-import { IsoagentError } from '../../errors.ts'
+import { IsoagentError } from '../../../errors.ts'
 import {
   countLineEnds,
   countLinesWith,
   hasFoldingSigns,
   indexOfByte,
-} from '../../text/byte-search.ts'
-import { chunkReader } from '../../text/chunk-reader.ts'
-import type { WorkspacePath } from '../../workspace/workspace-path.ts'
+} from '../bytes/byte-search.ts'
+import { chunkReader } from '../bytes/chunk-reader.ts'
+import type { WorkspacePath } from '../../../workspace/workspace-path.ts'
 import type { FileReader } from './scan-file.ts'
 import type { BytePrefilter, LineMatcher } from './line-matcher.ts'
 import type { ScanRequest, ScanResult } from './scan-file.ts'

@@ -3,13 +3,13 @@ import type {
   FileScanOutcome,
   TreeScanOutcome,
   TreeScanRequest,
-} from '../../workspace/file-scanner.ts'
-import type { WorkspacePath } from '../../workspace/workspace-path.ts'
-import type { WorkspaceServices } from '../../workspace/workspace-services.ts'
+} from '../../../workspace/file-scanner.ts'
+import type { WorkspacePath } from '../../../workspace/workspace-path.ts'
+import type { WorkspaceServices } from '../../../workspace/workspace-services.ts'
 import { ahead, SearchPipeline, UnitGrouping } from './pipeline.ts'
-import { scanFileSoon, type ScanRequest, type ScanResult } from './scan-file.ts'
+import { scanFileSoon, type ScanRequest, type ScanResult } from '../scan/scan-file.ts'
 import { outcomeError, runTreeScanJob } from './scan-job.ts'
-import { Walk, type WalkSkips } from './walk.ts'
+import { Walk, type WalkSkips } from '../walk/walk.ts'
 
 /** Files scanned concurrently ahead of the one being consumed. */
 const SCAN_AHEAD = 16

@@ -1,4 +1,4 @@
-import { IsoagentError } from '../../errors.ts'
+import { IsoagentError } from '../../../errors.ts'
 import type {
   FileScanJob,
   FileScanOutcome,
@@ -7,12 +7,12 @@ import type {
   TreeListRequest,
   TreeScanOutcome,
   TreeScanRequest,
-} from '../../workspace/file-scanner.ts'
-import type { WorkspacePath } from '../../workspace/workspace-path.ts'
-import { compileLineMatcher, type LineMatcher } from './line-matcher.ts'
-import { compilePathGlob, prunerFor } from './path-filter.ts'
-import { scanFileSoon, type FileReader, type ScanRequest } from './scan-file.ts'
-import { Walk, type SharedLevels, type WalkSkips, type WalkSource } from './walk.ts'
+} from '../../../workspace/file-scanner.ts'
+import type { WorkspacePath } from '../../../workspace/workspace-path.ts'
+import { compileLineMatcher, type LineMatcher } from '../scan/line-matcher.ts'
+import { compilePathGlob, prunerFor } from '../walk/path-filter.ts'
+import { scanFileSoon, type FileReader, type ScanRequest } from '../scan/scan-file.ts'
+import { Walk, type SharedLevels, type WalkSkips, type WalkSource } from '../walk/walk.ts'
 
 let compiled: { key: string; matcher: LineMatcher } | undefined
 

@@ -1,5 +1,5 @@
 import picomatch from 'picomatch'
-import { IsoagentError } from '../../errors.ts'
+import { IsoagentError } from '../../../errors.ts'
 
 /**
  * `glob` in picomatch's syntax: a class opened with `[!` (the negation of gitignore and ripgrep

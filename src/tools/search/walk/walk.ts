@@ -1,11 +1,11 @@
-import { IsoagentError } from '../../errors.ts'
-import { decodeUtf8 } from '../../text/bytes.ts'
-import { WorkspacePath } from '../../workspace/workspace-path.ts'
+import { IsoagentError } from '../../../errors.ts'
+import { decodeUtf8 } from '../../../text/bytes.ts'
+import { WorkspacePath } from '../../../workspace/workspace-path.ts'
 import type {
   DirEntry,
   WorkspaceServices,
   WorkspaceStat,
-} from '../../workspace/workspace-services.ts'
+} from '../../../workspace/workspace-services.ts'
 import type { Ignore } from 'ignore'
 import { compileIgnore, ignoreDecision, IGNORE_FILES, type IgnoreLevel } from './ignore-rules.ts'
 import { compareNames } from './path-order.ts'

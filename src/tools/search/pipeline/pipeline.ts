@@ -1,4 +1,4 @@
-import type { ToolContext } from '../tool.ts'
+import type { ToolContext } from '../../tool.ts'
 
 /**
  * How long a pipeline runs at most (ms) before it gives the event loop a turn: where the

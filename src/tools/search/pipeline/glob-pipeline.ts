@@ -1,11 +1,11 @@
-import type { TreeListOutcome, TreeListRequest } from '../../workspace/file-scanner.ts'
-import type { WorkspacePath } from '../../workspace/workspace-path.ts'
-import type { WorkspaceServices } from '../../workspace/workspace-services.ts'
+import type { TreeListOutcome, TreeListRequest } from '../../../workspace/file-scanner.ts'
+import type { WorkspacePath } from '../../../workspace/workspace-path.ts'
+import type { WorkspaceServices } from '../../../workspace/workspace-services.ts'
 import { UNIT_DEPTH } from './grep-pipeline.ts'
-import { compilePathGlob, prunerFor } from './path-filter.ts'
+import { compilePathGlob, prunerFor } from '../walk/path-filter.ts'
 import { ahead, SearchPipeline, UnitGrouping } from './pipeline.ts'
 import { runTreeListJob } from './scan-job.ts'
-import { Walk, type WalkSkips } from './walk.ts'
+import { Walk, type WalkSkips } from '../walk/walk.ts'
 
 /**
  * A glob walks this long itself (ms of its own walking, pauses between pages not counted) before

@@ -1,19 +1,19 @@
-import { IsoagentError } from '../../errors.ts'
+import { IsoagentError } from '../../../errors.ts'
 import {
   byteFinder,
   byteNeedle,
   hasLowerCasingSigns,
   type ByteFinder,
-} from '../../text/byte-search.ts'
-import { looksBinary } from '../../text/bytes.ts'
-import { toolSuccess, type ToolResult } from '../../tool-result.ts'
-import { WorkspacePath } from '../../workspace/workspace-path.ts'
-import type { ToolContext } from '../tool.ts'
+} from '../bytes/byte-search.ts'
+import { looksBinary } from '../../../text/bytes.ts'
+import { toolSuccess, type ToolResult } from '../../../tool-result.ts'
+import { WorkspacePath } from '../../../workspace/workspace-path.ts'
+import type { ToolContext } from '../../tool.ts'
 import { BM25_LIMITS, BM25_PARAMS, rankBm25 } from './bm25.ts'
-import { compilePathGlob, prunerFor } from './path-filter.ts'
-import type { SearchArgs } from './search.ts'
+import { compilePathGlob, prunerFor } from '../walk/path-filter.ts'
+import type { SearchArgs } from '../search.ts'
 import { queryTerms } from './tokenize.ts'
-import { walkFiles, type WalkSkips } from './walk.ts'
+import { walkFiles, type WalkSkips } from '../walk/walk.ts'
 
 const decoder = new TextDecoder('utf-8')
 

@@ -3,7 +3,7 @@
  * read. The unit of retrieval is an 80-line chunk of a file; terms come from
  * {@link forEachTerm} (see tokenize.ts for the analyser).
  */
-import { READ_MAX_LINE_CHARS, renderLine } from '../read-lines.ts'
+import { READ_MAX_LINE_CHARS, renderLine } from '../../read-lines.ts'
 import {
   forEachTerm,
   queryTerms,
