@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest'
 import {
-  BM25_LIMITS,
   BM25_PARAMS,
   chunkLines,
   rankBm25,
   type Bm25Hit,
 } from '../../src/tools/search/bm25/bm25.ts'
+import { BM25_LIMITS } from '../../src/tools/search/tuning.ts'
 import {
   forEachTerm,
   hasSegmenter,

@@ -1,4 +1,12 @@
 import { inKernelMemory, simdCountLineEnds, simdFinder } from './simd-bytes.ts'
+import {
+  CANDIDATE_NS,
+  FOLDED_STEP,
+  SCAN_NS,
+  STEP_NS,
+  VECTOR_COUNT_MIN,
+  VECTOR_NS,
+} from '../tuning.ts'
 
 /**
  * A literal to find in raw UTF-8 bytes, without decoding them. Decoding is faithful for every
@@ -45,16 +53,6 @@ const BYTE_FREQUENCIES = Uint32Array.from([
 ])
 const FREQUENCY_TOTAL = BYTE_FREQUENCIES.reduce((sum, f) => sum + f, 0)
 const frequency = (byte: number) => BYTE_FREQUENCIES[byte]! / FREQUENCY_TOTAL
-
-/**
- * Rough costs on V8, in ns (fitted to counting 15 literals in 63 MB of JavaScript and
- * TypeScript): `indexOf` passing over one byte, checking one place where the anchor byte was
- * found, one Horspool step (case folding makes a step {@link FOLDED_STEP} times dearer).
- */
-const SCAN_NS = 0.3
-const CANDIDATE_NS = 27
-const STEP_NS = 4.4
-const FOLDED_STEP = 1.3
 
 /**
  * How a platform finds one byte value in bytes. The default is `Uint8Array.prototype.indexOf`;
@@ -197,12 +195,6 @@ export function horspoolFinder(needle: ByteNeedle): FinderStrategy {
 }
 
 /**
- * The SIMD kernel's cost in ns per byte (about 9 GB/s over node_modules text, whatever the
- * needle: see bench/byte-kernels.ts).
- */
-const VECTOR_NS = 0.1
-
-/**
  * Compile a finder for `needle`: whichever of {@link anchorFinder} and {@link horspoolFinder}
  * the byte frequencies of source code say is cheaper, and for bytes in the kernel memory the
  * WebAssembly SIMD kernel ({@link vectorFinder}) where that is cheaper still.
@@ -266,9 +258,6 @@ export function hasFoldingSigns(text: Uint8Array): boolean {
 export function hasLowerCasingSigns(text: Uint8Array): boolean {
   return KELVIN_SIGN(text, 0) !== -1 || CAPITAL_I_WITH_DOT(text, 0) !== -1
 }
-
-/** Spans shorter than this are counted here rather than by the SIMD kernel (a call costs). */
-const VECTOR_COUNT_MIN = 64
 
 /**
  * How many line ends (`\n`) `bytes` holds in `[from, to)`: by the SIMD kernel for bytes in the

@@ -11,8 +11,10 @@ import type {
 import type { WorkspacePath } from '../../../workspace/workspace-path.ts'
 import { compileLineMatcher, type LineMatcher } from '../scan/line-matcher.ts'
 import { compilePathGlob, prunerFor } from '../walk/path-filter.ts'
-import { scanFileSoon, type FileReader, type ScanRequest } from '../scan/scan-file.ts'
+import { scanFileSoon } from '../scan/scan-file.ts'
+import type { FileReader, ScanRequest } from '../scan/scan-request.ts'
 import { Walk, type SharedLevels, type WalkSkips, type WalkSource } from '../walk/walk.ts'
+import { UNIT_BATCH } from '../tuning.ts'
 
 let compiled: { key: string; matcher: LineMatcher } | undefined
 
@@ -86,9 +88,6 @@ export function outcomeError(outcome: FileScanOutcome): IsoagentError | undefine
   if (!('error' in outcome)) return undefined
   return new IsoagentError(outcome.error.code, outcome.error.message, { data: outcome.error.data })
 }
-
-/** Files of a handed-over directory taken from its walk together, at most. */
-const UNIT_BATCH = 256
 
 /** Ignore levels above the directories of one search (its `walkId`), kept for its next trees. */
 let levels: { walkId: string; cache: SharedLevels } | undefined

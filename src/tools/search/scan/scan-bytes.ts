@@ -1,4 +1,6 @@
 import { IsoagentError } from '../../../errors.ts'
+import type { ScanResult } from '../../../workspace/file-scanner.ts'
+import type { WorkspacePath } from '../../../workspace/workspace-path.ts'
 import {
   countLineEnds,
   countLinesWith,
@@ -6,20 +8,12 @@ import {
   indexOfByte,
 } from '../bytes/byte-search.ts'
 import { chunkReader } from '../bytes/chunk-reader.ts'
-import type { WorkspacePath } from '../../../workspace/workspace-path.ts'
-import type { FileReader } from './scan-file.ts'
+import { CHUNK_BYTES, FIRST_READ_BYTES, MAX_LINE_CHARS } from '../tuning.ts'
 import type { BytePrefilter, LineMatcher } from './line-matcher.ts'
-import type { ScanRequest, ScanResult } from './scan-file.ts'
+import type { FileReader, ScanRequest } from './scan-request.ts'
 
 // Scans over raw bytes: a file is decoded only where the prefilter's literals are, and the
 // results equal those of the decoding scan in scan-file.ts (test/unit/scan-equivalence.test.ts).
-
-/** Bytes of the first read: files up to this size are read in one call. */
-export const FIRST_READ_BYTES = 1 << 20
-/** Bytes of each later read of a file larger than its first. */
-export const CHUNK_BYTES = 1 << 20
-/** A line longer than this (64 Mi characters) is not searched: the file is skipped and counted. */
-export const MAX_LINE_CHARS = 64 * 1024 * 1024
 
 /** Decodes files that arrive in one read, in one non-streaming call (several times faster). */
 export const WHOLE = new TextDecoder('utf-8')

@@ -1,50 +1,26 @@
 import { IsoagentError } from '../../../errors.ts'
+import { BINARY_SNIFF_BYTES, concatBytes } from '../../../text/bytes.ts'
+import type { ScanResult } from '../../../workspace/file-scanner.ts'
+import type { WorkspacePath } from '../../../workspace/workspace-path.ts'
 import { hasFoldingSigns, indexOfByte } from '../bytes/byte-search.ts'
 import { chunkReader, type ChunkReader } from '../bytes/chunk-reader.ts'
 import { searchBuffers } from '../bytes/simd-bytes.ts'
 import {
+  BLOCK_CHARS,
   CHUNK_BYTES,
+  CONTENT_BYTES_MAX,
+  FIRST_READ_BYTES,
+  MAX_LINE_CHARS,
+} from '../tuning.ts'
+import type { BytePrefilter } from './line-matcher.ts'
+import {
   containsLiteral,
   contentInBytes,
   countBlock,
   countWithPrefilter,
-  FIRST_READ_BYTES,
-  MAX_LINE_CHARS,
   WHOLE,
 } from './scan-bytes.ts'
-import { BINARY_SNIFF_BYTES, concatBytes } from '../../../text/bytes.ts'
-import type { WorkspacePath } from '../../../workspace/workspace-path.ts'
-import type { WorkspaceServices } from '../../../workspace/workspace-services.ts'
-
-/** The part of a workspace a scan reads through. */
-export type FileReader = Pick<WorkspaceServices, 'read' | 'readStream' | 'readNow'>
-import type { ScanResult } from '../../../workspace/file-scanner.ts'
-import type { BytePrefilter, LineMatcher } from './line-matcher.ts'
-
-export { MAX_LINE_CHARS } from './scan-bytes.ts'
-export type { ScanRecord, ScanResult } from '../../../workspace/file-scanner.ts'
-
-/** Text handed to the matcher at once; files are streamed in blocks of about this size. */
-const BLOCK_CHARS = 1 << 20
-/** Files up to this size (12 MiB) are scanned whole in their bytes where a prefilter allows. */
-const CONTENT_BYTES_MAX = 12 * 1024 * 1024
-
-/** What to look for in one file. */
-export interface ScanRequest {
-  matcher: LineMatcher
-  /** `content` keeps matching (and context) lines; the others only count. */
-  keepText: boolean
-  /** Stop at the first match (files_with_matches). */
-  firstOnly: boolean
-  /** Context lines before and after each match (content mode). */
-  context: number
-  /** Resume: ignore matches on lines ≤ this. */
-  afterLine: number
-  /** Resume: never print lines ≤ this again. */
-  shownThrough: number
-  /** Content mode: keep at most this many matching lines; `more` says if another follows. */
-  maxMatches: number
-}
+import type { FileReader, ScanRequest } from './scan-request.ts'
 
 /**
  * Keep at most `capacity` matching lines of a content-mode result (with the lines printed up to
