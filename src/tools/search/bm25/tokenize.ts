@@ -71,7 +71,7 @@ export interface TermScanOptions extends TokenizeOptions {
  * question words agents put in natural-language queries. Documents keep them (they count in
  * chunk length).
  */
-export const QUERY_STOP_WORDS: ReadonlySet<string> = new Set(
+const QUERY_STOP_WORDS: ReadonlySet<string> = new Set(
   (
     'a an and are as at be but by for if in into is it no not of on or such that the their then ' +
     'there these they this to was will with how what when where which who why do does'

@@ -121,7 +121,7 @@ export function ahead<T>(work: Promise<T>): Promise<T> {
 }
 
 /** The carryover key of the pipeline that continues at `cursor`. */
-export function carryoverKey(cursor: string): string {
+function carryoverKey(cursor: string): string {
   return `search:${cursor}`
 }
 

@@ -62,7 +62,7 @@ const META = /[\\^$.*+?()[\]{}|]/
  * Whether a quantified group contains another quantifier or an alternation (star height > 1 or
  * a repeated alternation), the shapes that make a backtracking engine take exponential time.
  */
-export function isRisky(pattern: string): boolean {
+function isRisky(pattern: string): boolean {
   const stack: { inner: boolean }[] = [{ inner: false }]
   let i = 0
   let lastGroupInner = false
@@ -234,14 +234,6 @@ function re2Matcher(pattern: string, caseSensitive: boolean): LineMatcher {
       }
     },
   }
-}
-
-/** The longest of {@link requiredLiterals}, or undefined when there is none. */
-export function requiredLiteral(pattern: string): string | undefined {
-  let best: string | undefined
-  for (const r of requiredLiterals(pattern))
-    if (best === undefined || r.length > best.length) best = r
-  return best
 }
 
 /**

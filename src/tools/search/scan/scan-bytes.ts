@@ -18,7 +18,7 @@ import type { FileReader, ScanRequest } from './scan-request.ts'
 /** Decodes files that arrive in one read, in one non-streaming call (several times faster). */
 export const WHOLE = new TextDecoder('utf-8')
 /** Decodes later blocks of a file, where a U+FEFF is text, not a byte order mark. */
-export const LATER = new TextDecoder('utf-8', { ignoreBOM: true })
+const LATER = new TextDecoder('utf-8', { ignoreBOM: true })
 
 /** Whether one line (no line end) matches, judged as a scan over a block judges it. */
 function lineMatches(matcher: LineMatcher, line: string): boolean {

@@ -91,8 +91,3 @@ export function ignoreDecision(
   for (const d of decided) if (d !== undefined) return d ? 'ignore' : 'whitelist'
   return undefined
 }
-
-/** Whether the ignore files exclude `path` (see {@link ignoreDecision}). */
-export function isIgnored(levels: readonly IgnoreLevel[], path: string, isDir: boolean): boolean {
-  return ignoreDecision(levels, path, isDir) === 'ignore'
-}
