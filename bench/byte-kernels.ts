@@ -19,9 +19,9 @@ import {
   byteFinder,
   byteNeedle,
   countLineEnds,
-  useByteIndex,
   type ByteFinder,
 } from '../src/tools/search/bytes/byte-search.ts'
+import { MEMCHR_INDEX } from '../adapters/node-fs/local-files.ts'
 import { inKernelMemory, searchBuffers } from '../src/tools/search/bytes/simd-bytes.ts'
 import {
   compare,
@@ -79,11 +79,6 @@ function memchrLines(text: Buffer): number {
 }
 
 async function main() {
-  // As the Node adapter does: single bytes by memchr (Buffer.prototype.indexOf).
-  useByteIndex({
-    indexOf: (bytes, byte, from) => Buffer.prototype.indexOf.call(bytes, byte, from),
-    nsPerByte: 0.02,
-  })
   const [, whole] = searchBuffers([1024 * 1024, CORPUS_BYTES]) ?? []
   if (whole === undefined || !inKernelMemory(whole))
     throw new Error('the SIMD kernels do not run here')
@@ -101,7 +96,8 @@ async function main() {
   }
   for (const literal of LITERALS) {
     const needle = Buffer.from(literal)
-    const find = byteFinder(byteNeedle(literal, false)!)
+    // As the local workspace has it: single bytes by memchr (Buffer.prototype.indexOf).
+    const find = byteFinder(byteNeedle(literal, false)!, MEMCHR_INDEX)
     const want = indexOfAll(plain, needle)
     if (findAll(find, inKernel) !== want || findAll(find, plain) !== want)
       throw new Error(`finders disagree on ${literal}`)

@@ -91,6 +91,7 @@ function readerFor(
     if (cancel.some((flag) => Atomics.load(flag, 0) === 1)) controller.abort()
   }
   return {
+    byteIndex: files.byteIndex,
     read: (path: WorkspacePath, range?: ByteRange) => {
       check()
       return files.readRange(path, range)

@@ -9,9 +9,8 @@ import {
   hasFoldingSigns,
   horspoolFinder,
   indexOfByte,
-  useByteIndex,
-  type ByteIndex,
 } from '../../src/tools/search/bytes/byte-search.ts'
+import type { ByteIndex } from '../../src/workspace/workspace-services.ts'
 
 const encoder = new TextEncoder()
 
@@ -148,7 +147,7 @@ describe('byte finders', () => {
     ['e\u00e9', false],
   ]
   // Byte searches by a typed array's indexOf (the default) and by Node's Buffer (memchr), as the
-  // local workspace registers.
+  // local workspace has them.
   const indexes: [string, ByteIndex][] = [
     ['Uint8Array', { indexOf: (b, v, f) => b.indexOf(v, f), nsPerByte: 0.3 }],
     ['Buffer', { indexOf: (b, v, f) => Buffer.prototype.indexOf.call(b, v, f), nsPerByte: 0.02 }],
@@ -156,7 +155,6 @@ describe('byte finders', () => {
   for (const [literal, fold] of literals)
     for (const [indexName, index] of indexes) {
       it(`anchor and Horspool find every ${JSON.stringify(literal)}${fold ? ' (folded)' : ''}, from every offset (${indexName} indexOf)`, () => {
-        useByteIndex(index)
         const needle = byteNeedle(literal, fold)!
         const pieces: Piece[] = [
           ...PIECES,
@@ -174,7 +172,7 @@ describe('byte finders', () => {
         })) {
           const expected = naive(text, needle.bytes, fold)
           found += expected.length
-          for (const strategy of [anchorFinder(needle), horspoolFinder(needle)]) {
+          for (const strategy of [anchorFinder(needle, index), horspoolFinder(needle)]) {
             expect(all(strategy.find, text)).toEqual(expected)
             // From inside an occurrence: the next one, as the naive search finds it.
             for (const from of [1, 2, 5, text.length - 1, text.length])
@@ -184,8 +182,7 @@ describe('byte finders', () => {
         expect(found).toBeGreaterThan(20)
         for (const text of seededTexts(7, 40, PIECES, { maxPieces: 30, bomOneIn: 9 }))
           for (const from of [0, 1, 9, text.length - 1, text.length])
-            expect(indexOfByte(text, 0x0a, from)).toBe(text.indexOf(0x0a, from))
-        useByteIndex(indexes[0]![1])
+            expect(indexOfByte(text, 0x0a, from, index)).toBe(text.indexOf(0x0a, from))
       })
     }
 })

@@ -65,7 +65,11 @@ export async function runGrep(args: SearchArgs, context: ToolContext): Promise<T
       'summary is a full scan: limit and cursor do not apply',
     )
   }
-  const matcher = compileLineMatcher(args.query, args.case_sensitive ?? true)
+  const matcher = compileLineMatcher(
+    args.query,
+    args.case_sensitive ?? true,
+    context.workspace.byteIndex,
+  )
   const start = context.path(args.path ?? '.')
   const include =
     args.include === undefined

@@ -1,3 +1,4 @@
+import type { ByteIndex } from '../../../workspace/workspace-services.ts'
 import { inKernelMemory, simdCountLineEnds, simdFinder } from './simd-bytes.ts'
 import {
   CANDIDATE_NS,
@@ -55,30 +56,22 @@ const FREQUENCY_TOTAL = BYTE_FREQUENCIES.reduce((sum, f) => sum + f, 0)
 const frequency = (byte: number) => BYTE_FREQUENCIES[byte]! / FREQUENCY_TOTAL
 
 /**
- * How a platform finds one byte value in bytes. The default is `Uint8Array.prototype.indexOf`;
- * a platform may register one that is faster and gives the same answers (Node's
- * `Buffer.prototype.indexOf` is `memchr`: about 0.02 ns a byte where a typed array's takes 0.3).
+ * `Uint8Array.prototype.indexOf`: how byte values are found in the files of a workspace that
+ * names no faster way (`WorkspaceServices.byteIndex`).
  */
-export interface ByteIndex {
-  /** The first offset at or after `from` (≥ 0) holding `byte`, or -1. */
-  indexOf(bytes: Uint8Array, byte: number, from: number): number
-  /** Its cost in ns per byte passed over, for {@link byteFinder}'s choice of strategy. */
-  nsPerByte: number
-}
-
-let byteIndex: ByteIndex = {
+export const TYPED_ARRAY_INDEX: ByteIndex = {
   indexOf: (bytes, byte, from) => bytes.indexOf(byte, from),
   nsPerByte: SCAN_NS,
 }
 
-/** The first offset at or after `from` holding `byte`, or -1, by the registered {@link ByteIndex}. */
-export function indexOfByte(bytes: Uint8Array, byte: number, from = 0): number {
-  return byteIndex.indexOf(bytes, byte, from)
-}
-
-/** Use `index` for every byte search from now on in this thread (see {@link ByteIndex}). */
-export function useByteIndex(index: ByteIndex): void {
-  byteIndex = index
+/** The first offset at or after `from` holding `byte`, or -1, found by `index`. */
+export function indexOfByte(
+  bytes: Uint8Array,
+  byte: number,
+  from = 0,
+  index: ByteIndex = TYPED_ARRAY_INDEX,
+): number {
+  return index.indexOf(bytes, byte, from)
 }
 
 const UTF8 = new TextEncoder()
@@ -111,10 +104,13 @@ const byteMatches = (want: number, b: number, fold: boolean) =>
   b === want || (fold && isLetter(want) && (b | 0x20) === want)
 
 /**
- * Find a needle by its rarest byte, located with native `indexOf` (both cases of a folded
- * letter); each place found is checked whole. Best when that byte is rare.
+ * Find a needle by its rarest byte, located with `index` (both cases of a folded letter); each
+ * place found is checked whole. Best when that byte is rare.
  */
-export function anchorFinder(needle: ByteNeedle): FinderStrategy {
+export function anchorFinder(
+  needle: ByteNeedle,
+  index: ByteIndex = TYPED_ARRAY_INDEX,
+): FinderStrategy {
   const { bytes, foldAsciiCase: fold } = needle
   const n = bytes.length
   const cost = (b: number) =>
@@ -127,7 +123,7 @@ export function anchorFinder(needle: ByteNeedle): FinderStrategy {
     return true
   }
   const twoCases = fold && isLetter(a)
-  const { indexOf, nsPerByte: scanNs } = byteIndex
+  const { indexOf, nsPerByte: scanNs } = index
   const nsPerByte = (twoCases ? 2 : 1) * scanNs + cost(a) * CANDIDATE_NS
   if (!twoCases) {
     const find: ByteFinder = (text, from) => {
@@ -195,12 +191,12 @@ export function horspoolFinder(needle: ByteNeedle): FinderStrategy {
 }
 
 /**
- * Compile a finder for `needle`: whichever of {@link anchorFinder} and {@link horspoolFinder}
- * the byte frequencies of source code say is cheaper, and for bytes in the kernel memory the
- * WebAssembly SIMD kernel ({@link vectorFinder}) where that is cheaper still.
+ * Compile a finder for `needle`, anchors found by `index`: whichever of {@link anchorFinder} and
+ * {@link horspoolFinder} the byte frequencies of source code say is cheaper, and for bytes in the
+ * kernel memory the WebAssembly SIMD kernel ({@link vectorFinder}) where that is cheaper still.
  */
-export function byteFinder(needle: ByteNeedle): ByteFinder {
-  const anchor = anchorFinder(needle)
+export function byteFinder(needle: ByteNeedle, index: ByteIndex = TYPED_ARRAY_INDEX): ByteFinder {
+  const anchor = anchorFinder(needle, index)
   const horspool = needle.bytes.length < 3 ? undefined : horspoolFinder(needle)
   const best = horspool !== undefined && horspool.nsPerByte < anchor.nsPerByte ? horspool : anchor
   // memchr on a rare byte outruns the kernel: it is kept for such needles.
@@ -225,12 +221,17 @@ export function vectorFinder(needle: ByteNeedle): ByteFinder | undefined {
 }
 
 /**
- * Count the lines of `text` (split at `\n`) that contain the needle, stopping after `max`.
- * Exact for a pure-literal pattern.
+ * Count the lines of `text` (split at `\n`, found by `index`) that contain the needle, stopping
+ * after `max`. Exact for a pure-literal pattern.
  */
-export function countLinesWith(find: ByteFinder, text: Uint8Array, max: number): number {
+export function countLinesWith(
+  find: ByteFinder,
+  text: Uint8Array,
+  max: number,
+  index: ByteIndex = TYPED_ARRAY_INDEX,
+): number {
   let count = 0
-  const { indexOf } = byteIndex
+  const { indexOf } = index
   for (let at = find(text, 0); at !== -1 && count < max;) {
     count++
     const end = indexOf(text, 0x0a, at)

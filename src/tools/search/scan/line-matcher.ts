@@ -1,6 +1,13 @@
 import { RE2JS } from 're2js'
 import { IsoagentError } from '../../../errors.ts'
-import { byteFinder, byteNeedle, type ByteFinder, type ByteNeedle } from '../bytes/byte-search.ts'
+import type { ByteIndex } from '../../../workspace/workspace-services.ts'
+import {
+  byteFinder,
+  byteNeedle,
+  TYPED_ARRAY_INDEX,
+  type ByteFinder,
+  type ByteNeedle,
+} from '../bytes/byte-search.ts'
 
 /** Finds the lines of a text that match a pattern, never across line ends. */
 export interface LineMatcher {
@@ -15,6 +22,8 @@ export interface LineMatcher {
   test(line: string): boolean
   /** A literal every matching line contains, to look for in the raw bytes before decoding. */
   prefilter?: BytePrefilter
+  /** How the scans with this matcher find byte values (the workspace's way). */
+  byteIndex: ByteIndex
 }
 
 /** See {@link LineMatcher.prefilter}. */
@@ -39,6 +48,7 @@ function prefilterFor(
   caseInsensitive: boolean,
   exact: boolean,
   pattern: string,
+  index: ByteIndex,
 ): BytePrefilter | undefined {
   const needles = [...literals]
     .sort((a, b) => b.length - a.length)
@@ -48,8 +58,8 @@ function prefilterFor(
   if (needle === undefined) return undefined
   return {
     needle,
-    find: byteFinder(needle),
-    others: needles.slice(1).map(byteFinder),
+    find: byteFinder(needle, index),
+    others: needles.slice(1).map((n) => byteFinder(n, index)),
     foldsNonAscii: needles.some((n) => n.foldsNonAscii),
     exact,
     lineLocal: !/\(\?<?[=!]/.test(pattern),
@@ -117,9 +127,13 @@ function isRisky(pattern: string): boolean {
  * Compile a search pattern. JavaScript regular expression syntax with Unicode (`u` flag);
  * patterns whose shape risks catastrophic backtracking run on a linear-time RE2 engine instead
  * (refused if RE2 cannot express them). Invalid patterns throw `invalid_argument` with the
- * engine's message.
+ * engine's message. Literals are found in bytes by `byteIndex` (the workspace's).
  */
-export function compileLineMatcher(pattern: string, caseSensitive: boolean): LineMatcher {
+export function compileLineMatcher(
+  pattern: string,
+  caseSensitive: boolean,
+  byteIndex: ByteIndex = TYPED_ARRAY_INDEX,
+): LineMatcher {
   if (pattern.includes('\n') || pattern.includes('\r')) {
     throw new IsoagentError(
       'invalid_argument',
@@ -136,19 +150,21 @@ export function compileLineMatcher(pattern: string, caseSensitive: boolean): Lin
       { cause },
     )
   }
-  if (!META.test(pattern) && caseSensitive) return literalMatcher(pattern)
+  if (!META.test(pattern) && caseSensitive) return literalMatcher(pattern, byteIndex)
   const plain = !META.test(pattern)
   const prefilter = prefilterFor(
     plain ? [pattern] : requiredLiterals(pattern),
     !caseSensitive,
     plain,
     pattern,
+    byteIndex,
   )
-  if (isRisky(pattern)) return { ...re2Matcher(pattern, caseSensitive), prefilter }
+  if (isRisky(pattern)) return { ...re2Matcher(pattern, caseSensitive), prefilter, byteIndex }
   const single = new RegExp(pattern, caseSensitive ? 'u' : 'iu')
   return {
     engine: 'regexp',
     prefilter,
+    byteIndex,
     test: (line) => single.test(line),
     matchingLineStarts(text, onLine) {
       regexp.lastIndex = 0
@@ -178,10 +194,11 @@ export function compileLineMatcher(pattern: string, caseSensitive: boolean): Lin
   }
 }
 
-function literalMatcher(literal: string): LineMatcher {
+function literalMatcher(literal: string, byteIndex: ByteIndex): LineMatcher {
   return {
     engine: 'regexp',
-    prefilter: prefilterFor([literal], false, true, literal),
+    prefilter: prefilterFor([literal], false, true, literal, byteIndex),
+    byteIndex,
     test: (line) => line.includes(literal),
     matchingLineStarts(text, onLine) {
       if (literal === '') {
@@ -205,7 +222,7 @@ function literalMatcher(literal: string): LineMatcher {
   }
 }
 
-function re2Matcher(pattern: string, caseSensitive: boolean): LineMatcher {
+function re2Matcher(pattern: string, caseSensitive: boolean): Omit<LineMatcher, 'byteIndex'> {
   let re: ReturnType<typeof RE2JS.compile>
   try {
     re = RE2JS.compile(pattern, caseSensitive ? 0 : RE2JS.CASE_INSENSITIVE)

@@ -1,6 +1,7 @@
 import { IsoagentError } from '../../../errors.ts'
 import type { ScanResult } from '../../../workspace/file-scanner.ts'
 import type { WorkspacePath } from '../../../workspace/workspace-path.ts'
+import type { ByteIndex } from '../../../workspace/workspace-services.ts'
 import {
   countLineEnds,
   countLinesWith,
@@ -45,14 +46,15 @@ export function countBlock(
   result: ScanResult,
 ): boolean {
   const max = request.firstOnly ? 1 : Number.POSITIVE_INFINITY
+  const index = request.matcher.byteIndex
   const signs = pre.foldsNonAscii && hasFoldingSigns(block)
   if (!signs && pre.exact) {
-    result.matches += countLinesWith(pre.find, block, max - result.matches)
+    result.matches += countLinesWith(pre.find, block, max - result.matches, index)
   } else if (!signs && pre.lineLocal) {
     // Decode only the lines that hold the literal.
     for (let at = pre.find(block, 0); at !== -1 && result.matches < max;) {
       const start = at === 0 ? 0 : block.lastIndexOf(0x0a, at) + 1
-      let end = indexOfByte(block, 0x0a, at)
+      let end = indexOfByte(block, 0x0a, at, index)
       if (end === -1) end = block.length
       const bytes = block.subarray(start, end)
       if (pre.others.every((f) => f(bytes, 0) !== -1)) {
@@ -193,6 +195,7 @@ class ContentScan {
   constructor(
     readonly bytes: Uint8Array,
     readonly result: ScanResult,
+    readonly index: ByteIndex,
   ) {
     this.size = bytes.length
     this.lastLineEnd = this.size > 0 && bytes[this.size - 1] === 0x0a ? this.size - 1 : this.size
@@ -200,7 +203,7 @@ class ContentScan {
 
   /** Where the line starting at `start` ends (its line end, or the end of the file). */
   endOf(start: number): number {
-    const end = indexOfByte(this.bytes, 0x0a, start)
+    const end = indexOfByte(this.bytes, 0x0a, start, this.index)
     return end === -1 ? this.size : end
   }
 
@@ -248,7 +251,7 @@ export function contentInBytes(
   result: ScanResult,
 ): void {
   const ctx = request.context
-  const scan = new ContentScan(bytes, result)
+  const scan = new ContentScan(bytes, result, request.matcher.byteIndex)
   const size = bytes.length
   // Line number of the line starting at `counted`.
   let counted = 0

@@ -72,7 +72,8 @@ function emptyResult(request: ScanRequest): ScanResult {
 }
 
 /** Whether a file's first bytes mark it binary: a NUL in its first 8 KiB. */
-const isBinary = (head: Uint8Array) => indexOfByte(head.subarray(0, BINARY_SNIFF_BYTES), 0) !== -1
+const isBinary = (head: Uint8Array, request: ScanRequest) =>
+  indexOfByte(head.subarray(0, BINARY_SNIFF_BYTES), 0, 0, request.matcher.byteIndex) !== -1
 
 /**
  * Matching lines of a text in blocks of whole lines, with their line numbers and context: the
@@ -208,7 +209,7 @@ function lineCount(block: string): number {
 /** Scan a whole file held in `bytes`: no waiting, no copies. */
 function scanWhole(bytes: Uint8Array, request: ScanRequest): ScanResult {
   const result = emptyResult(request)
-  if (isBinary(bytes)) {
+  if (isBinary(bytes, request)) {
     result.binary = true
     return result
   }
@@ -265,7 +266,7 @@ function scanFileNow(
   // With a line-local prefilter, a file up to CONTENT_BYTES_MAX is scanned whole in its bytes,
   // read at once where the workspace can: as it holds it (memory), else into a buffer kept for
   // it (local disk), which a larger file does not fit, so it is not read.
-  if (pre?.lineLocal === true && !isBinary(head)) {
+  if (pre?.lineLocal === true && !isBinary(head, request)) {
     if (request.firstOnly) {
       // files_with_matches: the whole lines of the first read decide most files.
       const result = emptyResult(request)
@@ -343,7 +344,7 @@ export async function scanFile(
   if (head.length < FIRST_READ_BYTES) return scanWhole(head, request)
   const result = emptyResult(request)
   // The first read holds the first 8 KiB, where a NUL marks it binary.
-  if (isBinary(head)) {
+  if (isBinary(head, request)) {
     result.binary = true
     return result
   }

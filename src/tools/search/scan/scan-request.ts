@@ -3,8 +3,8 @@ import type { LineMatcher } from './line-matcher.ts'
 
 // What the scans of scan-file.ts and scan-bytes.ts are given: the request, and the reader.
 
-/** The part of a workspace a scan reads through. */
-export type FileReader = Pick<WorkspaceServices, 'read' | 'readStream' | 'readNow'>
+/** The part of a workspace a scan reads through, and how it finds byte values in it. */
+export type FileReader = Pick<WorkspaceServices, 'read' | 'readStream' | 'readNow' | 'byteIndex'>
 
 /** What to look for in one file. */
 export interface ScanRequest {
