@@ -141,12 +141,13 @@ export function compileLineMatcher(
     )
   }
   let regexp: RegExp
+  const flags = caseSensitive ? 'gmu' : 'gimu'
   try {
-    regexp = new RegExp(pattern, caseSensitive ? 'gmu' : 'gimu')
+    regexp = new RegExp(pattern, flags)
   } catch (cause) {
     throw new IsoagentError(
       'invalid_argument',
-      `invalid regular expression: ${(cause as Error).message}`,
+      `invalid regular expression /${pattern}/: ${invalidBecause(cause as Error, pattern, flags)}`,
       { cause },
     )
   }
@@ -192,6 +193,13 @@ export function compileLineMatcher(
       }
     },
   }
+}
+
+/** Why the engine refused `pattern`: its message without its own preamble (V8's names the flags). */
+function invalidBecause(error: Error, pattern: string, flags: string): string {
+  const own = `Invalid regular expression: /${pattern}/${flags}: `
+  if (error.message.startsWith(own)) return error.message.slice(own.length)
+  return error.message.replace(/^invalid regular expression:\s*/i, '')
 }
 
 function literalMatcher(literal: string, byteIndex: ByteIndex): LineMatcher {
