@@ -1,10 +1,11 @@
 // Every number the search is tuned by, each with what it bounds. Changing one changes speed or
-// memory, never results (except where a line says what a search gives up at the bound); the
-// benchmarks in bench/search.ts and bench/byte-kernels.ts measured the values chosen.
+// memory, not results, except the bounds a search states in its output (the time budget, the
+// longest line, the bm25 limits). bench/search.ts and bench/byte-kernels.ts measured them.
+// BM25's k1 and b define its scoring, not a bound: they are BM25_PARAMS in bm25/bm25.ts.
 
 // A page.
 
-/** Wall time (ms) a grep page runs before it stops at a file boundary with a cursor (`summary` exempt). */
+/** Time (ms) a grep page runs before it stops at a file boundary with a cursor (not `summary`). */
 export const SEARCH_TIME_BUDGET_MS = 30_000
 /** Time (ms) a pipeline holds the thread before it gives the event loop a turn. */
 export const TURN_MS = 100
@@ -49,7 +50,7 @@ export const BATCHES_AHEAD = 16
 export const GROUP_TARGET_FILES = 256
 /** Directories handed over in one request, at most. */
 export const GROUP_MAX = 8
-/** Time (ms) a glob walks on its own thread before it hands directories to the scanner. */
+/** Time (ms) a glob walks on its own before it hands directories over (unless `listAfterMs`). */
 export const WALK_HERE_MS = 40
 /** Directories a glob has handed over and not yet consumed, per scanner thread, at most. */
 export const UNITS_PER_THREAD = 16
@@ -71,7 +72,7 @@ export const STEP_NS = 4.4
 export const FOLDED_STEP = 1.3
 /** Cost per byte of the WebAssembly SIMD finder (about 9 GB/s, see bench/byte-kernels.ts). */
 export const VECTOR_NS = 0.1
-/** Shortest span whose line ends the SIMD kernel counts (a shorter one is counted in JavaScript). */
+/** Shortest span whose line ends the SIMD kernel counts (shorter ones: counted in JavaScript). */
 export const VECTOR_COUNT_MIN = 64
 /** Bytes at the start of the kernel memory where needles are written for the kernels. */
 export const NEEDLE_AREA_BYTES = 65536
