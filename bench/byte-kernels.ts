@@ -1,7 +1,7 @@
 // Byte search kernels: how grep finds a literal and counts line ends in bytes it has read.
 //
 // On 12 MiB of this repository's node_modules text files (files up to 1 MiB, concatenated) in
-// the scan's own buffer (the WebAssembly SIMD kernels' memory, src/text/simd-bytes.wat):
+// the scan's own buffer (the WebAssembly SIMD kernels' memory, src/tools/search/bytes/simd-bytes.wat):
 //
 // 1. Every occurrence of a literal: our finder against Node's `Buffer.prototype.indexOf` with the
 //    literal (C++). In the kernel memory our finder is the SIMD kernel, unless memchr on a rare
@@ -19,10 +19,10 @@ import {
   byteFinder,
   byteNeedle,
   countLineEnds,
-  useByteIndex,
   type ByteFinder,
-} from '../src/text/byte-search.ts'
-import { inKernelMemory, searchBuffers } from '../src/text/simd-bytes.ts'
+} from '../src/tools/search/bytes/byte-search.ts'
+import { MEMCHR_INDEX } from '../adapters/node-fs/local-files.ts'
+import { inKernelMemory, searchBuffers } from '../src/tools/search/bytes/simd-bytes.ts'
 import {
   compare,
   formatSpread,
@@ -79,11 +79,6 @@ function memchrLines(text: Buffer): number {
 }
 
 async function main() {
-  // As the Node adapter does: single bytes by memchr (Buffer.prototype.indexOf).
-  useByteIndex({
-    indexOf: (bytes, byte, from) => Buffer.prototype.indexOf.call(bytes, byte, from),
-    nsPerByte: 0.02,
-  })
   const [, whole] = searchBuffers([1024 * 1024, CORPUS_BYTES]) ?? []
   if (whole === undefined || !inKernelMemory(whole))
     throw new Error('the SIMD kernels do not run here')
@@ -101,7 +96,8 @@ async function main() {
   }
   for (const literal of LITERALS) {
     const needle = Buffer.from(literal)
-    const find = byteFinder(byteNeedle(literal, false)!)
+    // As the local workspace has it: single bytes by memchr (Buffer.prototype.indexOf).
+    const find = byteFinder(byteNeedle(literal, false)!, MEMCHR_INDEX)
     const want = indexOfAll(plain, needle)
     if (findAll(find, inKernel) !== want || findAll(find, plain) !== want)
       throw new Error(`finders disagree on ${literal}`)

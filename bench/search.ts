@@ -77,10 +77,13 @@ async function ours<T>(path: string): Promise<T> {
 const { Agent } = await ours<typeof import('../adapters/index.ts')>('adapters/index')
 const { localWorkspace } =
   await ours<typeof import('../adapters/node-fs/index.ts')>('adapters/node-fs/index')
-const { BM25_LIMITS, rankBm25 } =
-  await ours<typeof import('../src/tools/search/bm25.ts')>('src/tools/search/bm25')
-const { queryTerms } = await ours<typeof import('../src/tools/search/tokenize.ts')>(
-  'src/tools/search/tokenize',
+const { rankBm25 } = await ours<typeof import('../src/tools/search/bm25/bm25.ts')>(
+  'src/tools/search/bm25/bm25',
+)
+const { BM25_LIMITS } =
+  await ours<typeof import('../src/tools/search/tuning.ts')>('src/tools/search/tuning')
+const { queryTerms } = await ours<typeof import('../src/tools/search/bm25/tokenize.ts')>(
+  'src/tools/search/bm25/tokenize',
 )
 
 const ROUNDS = Number(process.env.SEARCH_BENCH_ROUNDS ?? 3)

@@ -1,5 +1,5 @@
 // Measures how often each byte value occurs in the text files below a directory and prints the
-// table in src/text/byte-search.ts: for each of the 256 byte values, its occurrences per million
+// table in src/tools/search/bytes/byte-search.ts: for each of the 256 byte values, its occurrences per million
 // bytes (at least 1). The grep byte prefilter picks how to look for a literal by these.
 //
 //   npx tsx scripts/byte-frequencies.ts node_modules

@@ -1,15 +1,17 @@
 /**
- * Assembles the WebAssembly SIMD byte-search kernels (src/text/simd-bytes.wat) into
- * src/text/simd-bytes.generated.ts, the module's bytes in base64. Run `npm run gen:simd` after
- * changing the .wat; a unit test fails while the two disagree.
+ * Assembles the WebAssembly SIMD byte-search kernels (src/tools/search/bytes/simd-bytes.wat)
+ * into src/tools/search/bytes/simd-bytes.generated.ts, the module's bytes in base64. Run
+ * `npm run gen:simd` after changing the .wat; a unit test fails while the two disagree.
  */
 import { readFileSync, writeFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import wabt from 'wabt'
 
-export const SOURCE_PATH = fileURLToPath(new URL('../src/text/simd-bytes.wat', import.meta.url))
+export const SOURCE_PATH = fileURLToPath(
+  new URL('../src/tools/search/bytes/simd-bytes.wat', import.meta.url),
+)
 export const GENERATED_PATH = fileURLToPath(
-  new URL('../src/text/simd-bytes.generated.ts', import.meta.url),
+  new URL('../src/tools/search/bytes/simd-bytes.generated.ts', import.meta.url),
 )
 
 export async function generateSimdBytes(): Promise<string> {

@@ -71,7 +71,7 @@ export {
   GIT_LIMIT,
 } from './tools/git/git.ts'
 export type { GitAuthor } from './tools/git/git.ts'
-export { runFileScanJob } from './tools/search/scan-job.ts'
+export { runFileScanJob } from './tools/search/pipeline/scan-job.ts'
 export { gitStoppedError, stoppableGitBackend } from './tools/git/stopping.ts'
 export { isomorphicGitBackend } from './tools/git/isomorphic-backend.ts'
 export type { IsomorphicBackendOptions } from './tools/git/isomorphic-backend.ts'

@@ -160,6 +160,7 @@ export function localWorkspace(
     read: files.readRange,
     readNow: files.readNow,
     readStream: files.readStream,
+    byteIndex: files.byteIndex,
 
     async write(path, data, writeOptions: WriteOptions = {}) {
       if (path === '') throw new IsoagentError('is_directory', 'the workspace root is a directory')

@@ -1,7 +1,11 @@
 import { realpathSync } from 'node:fs'
 import { parentPort, workerData } from 'node:worker_threads'
 import { IsoagentError } from '../../src/errors.ts'
-import { runFileScanJob, runTreeListJob, runTreeScanJob } from '../../src/tools/search/scan-job.ts'
+import {
+  runFileScanJob,
+  runTreeListJob,
+  runTreeScanJob,
+} from '../../src/tools/search/pipeline/scan-job.ts'
 import type {
   FileScanJob,
   TreeListOutcome,
@@ -87,6 +91,7 @@ function readerFor(
     if (cancel.some((flag) => Atomics.load(flag, 0) === 1)) controller.abort()
   }
   return {
+    byteIndex: files.byteIndex,
     read: (path: WorkspacePath, range?: ByteRange) => {
       check()
       return files.readRange(path, range)

@@ -46,8 +46,3 @@ export function validateToolArgs(name: string, args: unknown): string | undefine
   const first = validate.errors?.[0]
   return first === undefined ? 'arguments are invalid' : describe(first)
 }
-
-/** True when a precompiled validator exists for `name`. */
-export function hasValidator(name: string): boolean {
-  return validators[name] !== undefined
-}

@@ -17,7 +17,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { Agent, WorkspacePath, type Session } from '../../adapters/index.ts'
 import { localWorkspace } from '../../adapters/node-fs/index.ts'
 import { listings } from '../../adapters/node-fs/local-files.ts'
-import { inKernelMemory } from '../../src/text/simd-bytes.ts'
+import { inKernelMemory } from '../../src/tools/search/bytes/simd-bytes.ts'
 
 let root: string
 let session: Session

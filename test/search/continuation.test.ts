@@ -11,7 +11,7 @@ import {
   type Session,
   type WorkspaceServices,
 } from '../../adapters/index.ts'
-import { runFileScanJob } from '../../src/tools/search/scan-job.ts'
+import { runFileScanJob } from '../../src/tools/search/pipeline/scan-job.ts'
 import { localWorkspace } from '../../adapters/node-fs/index.ts'
 
 // A page that ends keeps its walk and the scans that ran past it for the page that continues at

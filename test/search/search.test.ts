@@ -261,6 +261,15 @@ describe.each(['memory', 'memory, awaited', 'local'] as const)('search on %s wor
     ).toBe('(no matches)')
   })
 
+  it('says once what makes a regular expression invalid', async () => {
+    const s = await sessionOn(kind, tree)
+    const r = await s.tool('search', { mode: 'grep', query: 'a(b' })
+    expect(r.exitCode).toBe(1)
+    expect(r.errorKind?.type).toBe('invalid_argument')
+    expect(r.output).toContain('invalid regular expression /a(b/: Unterminated group')
+    expect(r.output.match(/invalid regular expression/gi)).toHaveLength(1)
+  })
+
   it('refuses a cursor forged to resume inside a file the search does not see', async () => {
     const files = {
       'a.txt': 'TODO a1\nTODO a2\n',

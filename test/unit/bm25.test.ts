@@ -1,12 +1,17 @@
 import { describe, expect, it } from 'vitest'
 import {
-  BM25_LIMITS,
   BM25_PARAMS,
   chunkLines,
   rankBm25,
   type Bm25Hit,
-} from '../../src/tools/search/bm25.ts'
-import { forEachTerm, hasSegmenter, queryTerms, tokenize } from '../../src/tools/search/tokenize.ts'
+} from '../../src/tools/search/bm25/bm25.ts'
+import { BM25_LIMITS } from '../../src/tools/search/tuning.ts'
+import {
+  forEachTerm,
+  hasSegmenter,
+  queryTerms,
+  tokenize,
+} from '../../src/tools/search/bm25/tokenize.ts'
 
 const noSeg = { segmenter: false } as const
 const line = (n: number, text: string) => `${String(n).padStart(6)}\t${text}`

@@ -1,10 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { seededTexts, type Piece } from '../helpers/seeded-texts.ts'
-import {
-  compileLineMatcher,
-  requiredLiteral,
-  requiredLiterals,
-} from '../../src/tools/search/line-matcher.ts'
+import { compileLineMatcher, requiredLiterals } from '../../src/tools/search/scan/line-matcher.ts'
 import {
   anchorFinder,
   byteNeedle,
@@ -13,9 +9,8 @@ import {
   hasFoldingSigns,
   horspoolFinder,
   indexOfByte,
-  useByteIndex,
-  type ByteIndex,
-} from '../../src/text/byte-search.ts'
+} from '../../src/tools/search/bytes/byte-search.ts'
+import type { ByteIndex } from '../../src/workspace/workspace-services.ts'
 
 const encoder = new TextEncoder()
 
@@ -152,7 +147,7 @@ describe('byte finders', () => {
     ['e\u00e9', false],
   ]
   // Byte searches by a typed array's indexOf (the default) and by Node's Buffer (memchr), as the
-  // local workspace registers.
+  // local workspace has them.
   const indexes: [string, ByteIndex][] = [
     ['Uint8Array', { indexOf: (b, v, f) => b.indexOf(v, f), nsPerByte: 0.3 }],
     ['Buffer', { indexOf: (b, v, f) => Buffer.prototype.indexOf.call(b, v, f), nsPerByte: 0.02 }],
@@ -160,7 +155,6 @@ describe('byte finders', () => {
   for (const [literal, fold] of literals)
     for (const [indexName, index] of indexes) {
       it(`anchor and Horspool find every ${JSON.stringify(literal)}${fold ? ' (folded)' : ''}, from every offset (${indexName} indexOf)`, () => {
-        useByteIndex(index)
         const needle = byteNeedle(literal, fold)!
         const pieces: Piece[] = [
           ...PIECES,
@@ -178,7 +172,7 @@ describe('byte finders', () => {
         })) {
           const expected = naive(text, needle.bytes, fold)
           found += expected.length
-          for (const strategy of [anchorFinder(needle), horspoolFinder(needle)]) {
+          for (const strategy of [anchorFinder(needle, index), horspoolFinder(needle)]) {
             expect(all(strategy.find, text)).toEqual(expected)
             // From inside an occurrence: the next one, as the naive search finds it.
             for (const from of [1, 2, 5, text.length - 1, text.length])
@@ -188,8 +182,7 @@ describe('byte finders', () => {
         expect(found).toBeGreaterThan(20)
         for (const text of seededTexts(7, 40, PIECES, { maxPieces: 30, bomOneIn: 9 }))
           for (const from of [0, 1, 9, text.length - 1, text.length])
-            expect(indexOfByte(text, 0x0a, from)).toBe(text.indexOf(0x0a, from))
-        useByteIndex(indexes[0]![1])
+            expect(indexOfByte(text, 0x0a, from, index)).toBe(text.indexOf(0x0a, from))
       })
     }
 })
@@ -252,7 +245,7 @@ describe('requiredLiterals', () => {
   })
 })
 
-describe('requiredLiteral', () => {
+describe('the prefilter looks for the longest required literal', () => {
   const table: [string, string | undefined][] = [
     ['requestId', 'requestId'],
     ['fn\\s+\\w+Handler', 'Handler'],
@@ -270,14 +263,15 @@ describe('requiredLiteral', () => {
     ['[]]xy', undefined],
   ]
   for (const [pattern, literal] of table) {
-    it(`/${pattern}/ requires ${JSON.stringify(literal)}`, () => {
+    it(`/${pattern}/ looks for ${JSON.stringify(literal)}`, () => {
       let valid = true
       try {
         new RegExp(pattern, 'u')
       } catch {
         valid = false
       }
-      if (valid) expect(requiredLiteral(pattern)).toBe(literal)
+      const needle = valid ? compileLineMatcher(pattern, true).prefilter?.needle : undefined
+      if (valid) expect(needle && new TextDecoder().decode(needle.bytes)).toBe(literal)
       else expect(() => compileLineMatcher(pattern, true)).toThrow()
     })
   }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { chunkReader } from '../../src/text/chunk-reader.ts'
+import { chunkReader } from '../../src/tools/search/bytes/chunk-reader.ts'
 
 /** A byte stream of `data` in pieces of at most `piece` bytes, written into the reader's view. */
 function byteStream(data: Uint8Array, piece: number): ReadableStream<Uint8Array> {

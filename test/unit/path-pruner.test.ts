@@ -1,6 +1,6 @@
 import picomatch from 'picomatch'
 import { describe, expect, it } from 'vitest'
-import { compilePathGlob, directoryPruner } from '../../src/tools/search/path-filter.ts'
+import { compilePathGlob, directoryPruner } from '../../src/tools/search/walk/path-filter.ts'
 
 const names = [
   'packages',

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { SearchPipeline, TURN_MS } from '../../src/tools/search/pipeline.ts'
+import { SearchPipeline } from '../../src/tools/search/pipeline/pipeline.ts'
+import { TURN_MS } from '../../src/tools/search/tuning.ts'
 
 describe('SearchPipeline', () => {
   it('gives the event loop a turn while its source keeps answering at once', async () => {

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import { seededTexts, type Piece } from '../helpers/seeded-texts.ts'
 import { memoryWorkspace, WorkspacePath } from '../../adapters/index.ts'
-import { compileLineMatcher } from '../../src/tools/search/line-matcher.ts'
-import { scanFile, scanFileSoon, type ScanRequest } from '../../src/tools/search/scan-file.ts'
+import { compileLineMatcher } from '../../src/tools/search/scan/line-matcher.ts'
+import { scanFile, scanFileSoon } from '../../src/tools/search/scan/scan-file.ts'
+import type { ScanRequest } from '../../src/tools/search/scan/scan-request.ts'
 
 const PIECES: Piece[] = [
   'needle',

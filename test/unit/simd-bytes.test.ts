@@ -10,8 +10,8 @@ import {
   vectorFinder,
   type ByteFinder,
   type ByteNeedle,
-} from '../../src/text/byte-search.ts'
-import { inKernelMemory, searchBuffers } from '../../src/text/simd-bytes.ts'
+} from '../../src/tools/search/bytes/byte-search.ts'
+import { inKernelMemory, searchBuffers } from '../../src/tools/search/bytes/simd-bytes.ts'
 
 // The first call of this thread: the buffers the kernels search, as the scans get theirs.
 const [kernelText, other] = searchBuffers([256 * 1024, 64 * 1024])!
@@ -171,8 +171,8 @@ describe('without WebAssembly', () => {
     vi.resetModules()
     vi.stubGlobal('WebAssembly', undefined)
     try {
-      const simd = await import('../../src/text/simd-bytes.ts')
-      const search = await import('../../src/text/byte-search.ts')
+      const simd = await import('../../src/tools/search/bytes/simd-bytes.ts')
+      const search = await import('../../src/tools/search/bytes/byte-search.ts')
       expect(simd.searchBuffers([1024])).toBeUndefined()
       const needle = search.byteNeedle('needle', true)!
       expect(search.vectorFinder(needle)).toBeDefined()

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { IsoagentError, memoryWorkspace, type WorkspaceServices } from '../../adapters/index.ts'
-import { Walk, walkFiles } from '../../src/tools/search/walk.ts'
+import { Walk, walkFiles } from '../../src/tools/search/walk/walk.ts'
 import { WorkspacePath } from '../../src/workspace/workspace-path.ts'
 
 const files: Record<string, string> = { '.gitignore': 'skip/\n', 'skip/x.txt': 'x' }

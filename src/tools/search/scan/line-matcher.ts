@@ -1,6 +1,13 @@
 import { RE2JS } from 're2js'
-import { IsoagentError } from '../../errors.ts'
-import { byteFinder, byteNeedle, type ByteFinder, type ByteNeedle } from '../../text/byte-search.ts'
+import { IsoagentError } from '../../../errors.ts'
+import type { ByteIndex } from '../../../workspace/workspace-services.ts'
+import {
+  byteFinder,
+  byteNeedle,
+  TYPED_ARRAY_INDEX,
+  type ByteFinder,
+  type ByteNeedle,
+} from '../bytes/byte-search.ts'
 
 /** Finds the lines of a text that match a pattern, never across line ends. */
 export interface LineMatcher {
@@ -15,6 +22,8 @@ export interface LineMatcher {
   test(line: string): boolean
   /** A literal every matching line contains, to look for in the raw bytes before decoding. */
   prefilter?: BytePrefilter
+  /** How the scans with this matcher find byte values (the workspace's way). */
+  byteIndex: ByteIndex
 }
 
 /** See {@link LineMatcher.prefilter}. */
@@ -39,6 +48,7 @@ function prefilterFor(
   caseInsensitive: boolean,
   exact: boolean,
   pattern: string,
+  index: ByteIndex,
 ): BytePrefilter | undefined {
   const needles = [...literals]
     .sort((a, b) => b.length - a.length)
@@ -48,8 +58,8 @@ function prefilterFor(
   if (needle === undefined) return undefined
   return {
     needle,
-    find: byteFinder(needle),
-    others: needles.slice(1).map(byteFinder),
+    find: byteFinder(needle, index),
+    others: needles.slice(1).map((n) => byteFinder(n, index)),
     foldsNonAscii: needles.some((n) => n.foldsNonAscii),
     exact,
     lineLocal: !/\(\?<?[=!]/.test(pattern),
@@ -62,7 +72,7 @@ const META = /[\\^$.*+?()[\]{}|]/
  * Whether a quantified group contains another quantifier or an alternation (star height > 1 or
  * a repeated alternation), the shapes that make a backtracking engine take exponential time.
  */
-export function isRisky(pattern: string): boolean {
+function isRisky(pattern: string): boolean {
   const stack: { inner: boolean }[] = [{ inner: false }]
   let i = 0
   let lastGroupInner = false
@@ -117,9 +127,13 @@ export function isRisky(pattern: string): boolean {
  * Compile a search pattern. JavaScript regular expression syntax with Unicode (`u` flag);
  * patterns whose shape risks catastrophic backtracking run on a linear-time RE2 engine instead
  * (refused if RE2 cannot express them). Invalid patterns throw `invalid_argument` with the
- * engine's message.
+ * engine's message. Literals are found in bytes by `byteIndex` (the workspace's).
  */
-export function compileLineMatcher(pattern: string, caseSensitive: boolean): LineMatcher {
+export function compileLineMatcher(
+  pattern: string,
+  caseSensitive: boolean,
+  byteIndex: ByteIndex = TYPED_ARRAY_INDEX,
+): LineMatcher {
   if (pattern.includes('\n') || pattern.includes('\r')) {
     throw new IsoagentError(
       'invalid_argument',
@@ -127,28 +141,31 @@ export function compileLineMatcher(pattern: string, caseSensitive: boolean): Lin
     )
   }
   let regexp: RegExp
+  const flags = caseSensitive ? 'gmu' : 'gimu'
   try {
-    regexp = new RegExp(pattern, caseSensitive ? 'gmu' : 'gimu')
+    regexp = new RegExp(pattern, flags)
   } catch (cause) {
     throw new IsoagentError(
       'invalid_argument',
-      `invalid regular expression: ${(cause as Error).message}`,
+      `invalid regular expression /${pattern}/: ${invalidBecause(cause as Error, pattern, flags)}`,
       { cause },
     )
   }
-  if (!META.test(pattern) && caseSensitive) return literalMatcher(pattern)
+  if (!META.test(pattern) && caseSensitive) return literalMatcher(pattern, byteIndex)
   const plain = !META.test(pattern)
   const prefilter = prefilterFor(
     plain ? [pattern] : requiredLiterals(pattern),
     !caseSensitive,
     plain,
     pattern,
+    byteIndex,
   )
-  if (isRisky(pattern)) return { ...re2Matcher(pattern, caseSensitive), prefilter }
+  if (isRisky(pattern)) return { ...re2Matcher(pattern, caseSensitive), prefilter, byteIndex }
   const single = new RegExp(pattern, caseSensitive ? 'u' : 'iu')
   return {
     engine: 'regexp',
     prefilter,
+    byteIndex,
     test: (line) => single.test(line),
     matchingLineStarts(text, onLine) {
       regexp.lastIndex = 0
@@ -178,10 +195,18 @@ export function compileLineMatcher(pattern: string, caseSensitive: boolean): Lin
   }
 }
 
-function literalMatcher(literal: string): LineMatcher {
+/** Why the engine refused `pattern`: its message without its own preamble (V8's names the flags). */
+function invalidBecause(error: Error, pattern: string, flags: string): string {
+  const own = `Invalid regular expression: /${pattern}/${flags}: `
+  if (error.message.startsWith(own)) return error.message.slice(own.length)
+  return error.message.replace(/^invalid regular expression:\s*/i, '')
+}
+
+function literalMatcher(literal: string, byteIndex: ByteIndex): LineMatcher {
   return {
     engine: 'regexp',
-    prefilter: prefilterFor([literal], false, true, literal),
+    prefilter: prefilterFor([literal], false, true, literal, byteIndex),
+    byteIndex,
     test: (line) => line.includes(literal),
     matchingLineStarts(text, onLine) {
       if (literal === '') {
@@ -205,7 +230,7 @@ function literalMatcher(literal: string): LineMatcher {
   }
 }
 
-function re2Matcher(pattern: string, caseSensitive: boolean): LineMatcher {
+function re2Matcher(pattern: string, caseSensitive: boolean): Omit<LineMatcher, 'byteIndex'> {
   let re: ReturnType<typeof RE2JS.compile>
   try {
     re = RE2JS.compile(pattern, caseSensitive ? 0 : RE2JS.CASE_INSENSITIVE)
@@ -234,14 +259,6 @@ function re2Matcher(pattern: string, caseSensitive: boolean): LineMatcher {
       }
     },
   }
-}
-
-/** The longest of {@link requiredLiterals}, or undefined when there is none. */
-export function requiredLiteral(pattern: string): string | undefined {
-  let best: string | undefined
-  for (const r of requiredLiterals(pattern))
-    if (best === undefined || r.length > best.length) best = r
-  return best
 }
 
 /**

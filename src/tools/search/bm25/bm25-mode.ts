@@ -1,19 +1,21 @@
-import { IsoagentError } from '../../errors.ts'
+import { IsoagentError } from '../../../errors.ts'
 import {
   byteFinder,
   byteNeedle,
   hasLowerCasingSigns,
   type ByteFinder,
-} from '../../text/byte-search.ts'
-import { looksBinary } from '../../text/bytes.ts'
-import { toolSuccess, type ToolResult } from '../../tool-result.ts'
-import { WorkspacePath } from '../../workspace/workspace-path.ts'
-import type { ToolContext } from '../tool.ts'
-import { BM25_LIMITS, BM25_PARAMS, rankBm25 } from './bm25.ts'
-import { compilePathGlob, prunerFor } from './path-filter.ts'
-import type { SearchArgs } from './search.ts'
+} from '../bytes/byte-search.ts'
+import { looksBinary } from '../../../text/bytes.ts'
+import { toolSuccess, type ToolResult } from '../../../tool-result.ts'
+import { WorkspacePath } from '../../../workspace/workspace-path.ts'
+import type { ByteIndex } from '../../../workspace/workspace-services.ts'
+import type { ToolContext } from '../../tool.ts'
+import { BM25_LIMITS } from '../tuning.ts'
+import { BM25_PARAMS, rankBm25 } from './bm25.ts'
+import { compilePathGlob, prunerFor } from '../walk/path-filter.ts'
+import type { SearchArgs } from '../search-args.ts'
 import { queryTerms } from './tokenize.ts'
-import { walkFiles, type WalkSkips } from './walk.ts'
+import { walkFiles, type WalkSkips } from '../walk/walk.ts'
 
 const decoder = new TextDecoder('utf-8')
 
@@ -28,14 +30,14 @@ interface TermFinder {
   find?: ByteFinder
 }
 
-function termFinder(term: string): TermFinder {
+function termFinder(term: string, index: ByteIndex | undefined): TermFinder {
   const uncased = [...term].every(
     (c) => c.toLowerCase() === c && c.toUpperCase() === c && c !== '\u0307',
   )
   // eslint-disable-next-line no-control-regex
   const ascii = /^[\x00-\x7f]+$/.test(term)
   const needle = ascii || uncased ? byteNeedle(term, ascii) : undefined
-  return needle === undefined ? { term } : { term, find: byteFinder(needle) }
+  return needle === undefined ? { term } : { term, find: byteFinder(needle, index) }
 }
 
 /** How many of the terms the file contains. */
@@ -76,7 +78,7 @@ export async function runBm25(args: SearchArgs, context: ToolContext): Promise<T
   const terms = [...new Set(queryTerms(args.query))]
   if (terms.length === 0)
     throw new IsoagentError('invalid_argument', 'the bm25 query has no searchable words')
-  const termFinders = terms.map(termFinder)
+  const termFinders = terms.map((term) => termFinder(term, context.workspace.byteIndex))
   const start = context.path(args.path ?? '.')
   const include =
     args.include === undefined ? undefined : compilePathGlob(args.include, 'include', start)

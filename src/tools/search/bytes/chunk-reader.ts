@@ -1,3 +1,5 @@
+import { SPARE_CHUNK_BUFFERS } from '../tuning.ts'
+
 /** Reads a stream's chunks one after another; see {@link chunkReader}. */
 export interface ChunkReader {
   /** The next chunk, valid only until the next call; undefined at the end. */
@@ -8,7 +10,6 @@ export interface ChunkReader {
 
 /** Buffers given back by readers of this thread, for the next ones. */
 const spare: ArrayBuffer[] = []
-const SPARE_MAX = 4
 
 /**
  * Read `stream` chunk by chunk. A byte stream is read with a BYOB reader into one buffer of
@@ -51,7 +52,7 @@ export function chunkReader(stream: ReadableStream<Uint8Array>, size: number): C
     async close() {
       const back = buffer
       buffer = undefined
-      if (back !== undefined && back.byteLength === size && spare.length < SPARE_MAX)
+      if (back !== undefined && back.byteLength === size && spare.length < SPARE_CHUNK_BUFFERS)
         spare.push(back)
       await reader.cancel().catch(() => {})
     },

@@ -1,22 +1,12 @@
-import type { TreeListOutcome, TreeListRequest } from '../../workspace/file-scanner.ts'
-import type { WorkspacePath } from '../../workspace/workspace-path.ts'
-import type { WorkspaceServices } from '../../workspace/workspace-services.ts'
-import { UNIT_DEPTH } from './grep-pipeline.ts'
-import { compilePathGlob, prunerFor } from './path-filter.ts'
+import type { TreeListOutcome, TreeListRequest } from '../../../workspace/file-scanner.ts'
+import type { WorkspacePath } from '../../../workspace/workspace-path.ts'
+import type { WorkspaceServices } from '../../../workspace/workspace-services.ts'
+import { compilePathGlob, prunerFor } from '../walk/path-filter.ts'
 import { ahead, SearchPipeline, UnitGrouping } from './pipeline.ts'
 import { runTreeListJob } from './scan-job.ts'
-import { Walk, type WalkSkips } from './walk.ts'
+import { Walk, type WalkSkips } from '../walk/walk.ts'
+import { GLOB_BATCH, UNIT_DEPTH, UNITS_PER_THREAD, WALK_HERE_MS } from '../tuning.ts'
 
-/**
- * A glob walks this long itself (ms of its own walking, pauses between pages not counted) before
- * it hands directories to the workspace's scanner threads, unless the scanner says otherwise
- * (`FileScanner.listAfterMs`); the threads are started half way there.
- */
-const WALK_HERE_MS = 40
-/** Directories handed over and not yet consumed, per scanner thread, at most. */
-const UNITS_PER_THREAD = 16
-/** Matching files handed out together, at most (fewer when the walk must wait). */
-const BATCH = 128
 /** What a glob pipeline counts: what its walk skipped, and the files it walked. */
 export interface GlobCounters extends WalkSkips {
   files_walked: number
@@ -169,7 +159,7 @@ export function globPipeline(
             ready = [...(await take(head))]
           }
         }
-        if (ready.length >= BATCH) yield* handOut()
+        if (ready.length >= GLOB_BATCH) yield* handOut()
       }
       for (const head of queue) {
         if (typeof head === 'string') ready.push(head)

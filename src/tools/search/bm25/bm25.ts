@@ -3,7 +3,7 @@
  * read. The unit of retrieval is an 80-line chunk of a file; terms come from
  * {@link forEachTerm} (see tokenize.ts for the analyser).
  */
-import { READ_MAX_LINE_CHARS, renderLine } from '../read-lines.ts'
+import { READ_MAX_LINE_CHARS, renderLine } from '../../read-lines.ts'
 import {
   forEachTerm,
   queryTerms,
@@ -11,6 +11,7 @@ import {
   type TermSink,
   type TokenizeOptions,
 } from './tokenize.ts'
+import { BM25_LIMITS, LONG_TERM_CHARS } from '../tuning.ts'
 
 /**
  * BM25 parameters, Lucene's defaults. For a query of distinct terms q (stop words removed) and a
@@ -30,22 +31,6 @@ import {
  * lengths are exact, not quantised, and the (k1 + 1) factor is kept.
  */
 export const BM25_PARAMS = { k1: 1.2, b: 0.75 } as const
-
-/**
- * Bounds of a BM25 search. The caller enforces the file and byte limits while it reads (it knows
- * the byte sizes) and states in metadata which one was reached; {@link rankBm25} ranks whatever
- * it is given.
- */
-export const BM25_LIMITS = {
-  /** Lines per chunk. */
-  chunkLines: 80,
-  /** Files ranked at most. */
-  maxFiles: 256,
-  /** Bytes read of one file at most. */
-  maxFileBytes: 512 * 1024,
-  /** Bytes read of all files together at most. */
-  maxTotalBytes: 16 * 1024 * 1024,
-} as const
 
 /** A run of whole lines of a file. */
 export interface Chunk {
@@ -156,7 +141,7 @@ class QueryMatcher {
   constructor(terms: string[]) {
     this.terms = terms
     terms.forEach((t, i) => {
-      if (t.length >= MATCHER_SHORT) this.long.set(t, i)
+      if (t.length >= LONG_TERM_CHARS) this.long.set(t, i)
       else (this.byLength[t.length] ??= []).push(i)
       this.firsts[t.charCodeAt(0)] = 1
     })
@@ -165,7 +150,7 @@ class QueryMatcher {
   /** Index of the term `source.slice(start, end)` among the query terms, or -1. */
   find(source: string, start: number, end: number): number {
     const len = end - start
-    if (len >= MATCHER_SHORT) return this.long.get(source.slice(start, end)) ?? -1
+    if (len >= LONG_TERM_CHARS) return this.long.get(source.slice(start, end)) ?? -1
     const bucket = this.byLength[len]
     if (bucket === undefined || this.firsts[source.charCodeAt(start)] === 0) return -1
     for (let k = 0; k < bucket.length; k++) {
@@ -175,8 +160,6 @@ class QueryMatcher {
     return -1
   }
 }
-
-const MATCHER_SHORT = 64
 
 /**
  * Rank the 80-line chunks of `docs` against `query` with BM25 ({@link BM25_PARAMS}). Returns at

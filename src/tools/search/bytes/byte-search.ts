@@ -1,4 +1,13 @@
+import type { ByteIndex } from '../../../workspace/workspace-services.ts'
 import { inKernelMemory, simdCountLineEnds, simdFinder } from './simd-bytes.ts'
+import {
+  CANDIDATE_NS,
+  FOLDED_STEP,
+  SCAN_NS,
+  STEP_NS,
+  VECTOR_COUNT_MIN,
+  VECTOR_NS,
+} from '../tuning.ts'
 
 /**
  * A literal to find in raw UTF-8 bytes, without decoding them. Decoding is faithful for every
@@ -47,40 +56,22 @@ const FREQUENCY_TOTAL = BYTE_FREQUENCIES.reduce((sum, f) => sum + f, 0)
 const frequency = (byte: number) => BYTE_FREQUENCIES[byte]! / FREQUENCY_TOTAL
 
 /**
- * Rough costs on V8, in ns (fitted to counting 15 literals in 63 MB of JavaScript and
- * TypeScript): `indexOf` passing over one byte, checking one place where the anchor byte was
- * found, one Horspool step (case folding makes a step {@link FOLDED_STEP} times dearer).
+ * `Uint8Array.prototype.indexOf`: how byte values are found in the files of a workspace that
+ * names no faster way (`WorkspaceServices.byteIndex`).
  */
-const SCAN_NS = 0.3
-const CANDIDATE_NS = 27
-const STEP_NS = 4.4
-const FOLDED_STEP = 1.3
-
-/**
- * How a platform finds one byte value in bytes. The default is `Uint8Array.prototype.indexOf`;
- * a platform may register one that is faster and gives the same answers (Node's
- * `Buffer.prototype.indexOf` is `memchr`: about 0.02 ns a byte where a typed array's takes 0.3).
- */
-export interface ByteIndex {
-  /** The first offset at or after `from` (≥ 0) holding `byte`, or -1. */
-  indexOf(bytes: Uint8Array, byte: number, from: number): number
-  /** Its cost in ns per byte passed over, for {@link byteFinder}'s choice of strategy. */
-  nsPerByte: number
-}
-
-let byteIndex: ByteIndex = {
+export const TYPED_ARRAY_INDEX: ByteIndex = {
   indexOf: (bytes, byte, from) => bytes.indexOf(byte, from),
   nsPerByte: SCAN_NS,
 }
 
-/** The first offset at or after `from` holding `byte`, or -1, by the registered {@link ByteIndex}. */
-export function indexOfByte(bytes: Uint8Array, byte: number, from = 0): number {
-  return byteIndex.indexOf(bytes, byte, from)
-}
-
-/** Use `index` for every byte search from now on in this thread (see {@link ByteIndex}). */
-export function useByteIndex(index: ByteIndex): void {
-  byteIndex = index
+/** The first offset at or after `from` holding `byte`, or -1, found by `index`. */
+export function indexOfByte(
+  bytes: Uint8Array,
+  byte: number,
+  from = 0,
+  index: ByteIndex = TYPED_ARRAY_INDEX,
+): number {
+  return index.indexOf(bytes, byte, from)
 }
 
 const UTF8 = new TextEncoder()
@@ -113,10 +104,13 @@ const byteMatches = (want: number, b: number, fold: boolean) =>
   b === want || (fold && isLetter(want) && (b | 0x20) === want)
 
 /**
- * Find a needle by its rarest byte, located with native `indexOf` (both cases of a folded
- * letter); each place found is checked whole. Best when that byte is rare.
+ * Find a needle by its rarest byte, located with `index` (both cases of a folded letter); each
+ * place found is checked whole. Best when that byte is rare.
  */
-export function anchorFinder(needle: ByteNeedle): FinderStrategy {
+export function anchorFinder(
+  needle: ByteNeedle,
+  index: ByteIndex = TYPED_ARRAY_INDEX,
+): FinderStrategy {
   const { bytes, foldAsciiCase: fold } = needle
   const n = bytes.length
   const cost = (b: number) =>
@@ -129,7 +123,7 @@ export function anchorFinder(needle: ByteNeedle): FinderStrategy {
     return true
   }
   const twoCases = fold && isLetter(a)
-  const { indexOf, nsPerByte: scanNs } = byteIndex
+  const { indexOf, nsPerByte: scanNs } = index
   const nsPerByte = (twoCases ? 2 : 1) * scanNs + cost(a) * CANDIDATE_NS
   if (!twoCases) {
     const find: ByteFinder = (text, from) => {
@@ -197,18 +191,12 @@ export function horspoolFinder(needle: ByteNeedle): FinderStrategy {
 }
 
 /**
- * The SIMD kernel's cost in ns per byte (about 9 GB/s over node_modules text, whatever the
- * needle: see bench/byte-kernels.ts).
+ * Compile a finder for `needle`, anchors found by `index`: whichever of {@link anchorFinder} and
+ * {@link horspoolFinder} the byte frequencies of source code say is cheaper, and for bytes in the
+ * kernel memory the WebAssembly SIMD kernel ({@link vectorFinder}) where that is cheaper still.
  */
-const VECTOR_NS = 0.1
-
-/**
- * Compile a finder for `needle`: whichever of {@link anchorFinder} and {@link horspoolFinder}
- * the byte frequencies of source code say is cheaper, and for bytes in the kernel memory the
- * WebAssembly SIMD kernel ({@link vectorFinder}) where that is cheaper still.
- */
-export function byteFinder(needle: ByteNeedle): ByteFinder {
-  const anchor = anchorFinder(needle)
+export function byteFinder(needle: ByteNeedle, index: ByteIndex = TYPED_ARRAY_INDEX): ByteFinder {
+  const anchor = anchorFinder(needle, index)
   const horspool = needle.bytes.length < 3 ? undefined : horspoolFinder(needle)
   const best = horspool !== undefined && horspool.nsPerByte < anchor.nsPerByte ? horspool : anchor
   // memchr on a rare byte outruns the kernel: it is kept for such needles.
@@ -233,12 +221,17 @@ export function vectorFinder(needle: ByteNeedle): ByteFinder | undefined {
 }
 
 /**
- * Count the lines of `text` (split at `\n`) that contain the needle, stopping after `max`.
- * Exact for a pure-literal pattern.
+ * Count the lines of `text` (split at `\n`, found by `index`) that contain the needle, stopping
+ * after `max`. Exact for a pure-literal pattern.
  */
-export function countLinesWith(find: ByteFinder, text: Uint8Array, max: number): number {
+export function countLinesWith(
+  find: ByteFinder,
+  text: Uint8Array,
+  max: number,
+  index: ByteIndex = TYPED_ARRAY_INDEX,
+): number {
   let count = 0
-  const { indexOf } = byteIndex
+  const { indexOf } = index
   for (let at = find(text, 0); at !== -1 && count < max;) {
     count++
     const end = indexOf(text, 0x0a, at)
@@ -266,9 +259,6 @@ export function hasFoldingSigns(text: Uint8Array): boolean {
 export function hasLowerCasingSigns(text: Uint8Array): boolean {
   return KELVIN_SIGN(text, 0) !== -1 || CAPITAL_I_WITH_DOT(text, 0) !== -1
 }
-
-/** Spans shorter than this are counted here rather than by the SIMD kernel (a call costs). */
-const VECTOR_COUNT_MIN = 64
 
 /**
  * How many line ends (`\n`) `bytes` holds in `[from, to)`: by the SIMD kernel for bytes in the

@@ -1,14 +1,15 @@
-import { IsoagentError } from '../../errors.ts'
-import { decodeUtf8 } from '../../text/bytes.ts'
-import { WorkspacePath } from '../../workspace/workspace-path.ts'
+import { IsoagentError } from '../../../errors.ts'
+import { decodeUtf8 } from '../../../text/bytes.ts'
+import { WorkspacePath } from '../../../workspace/workspace-path.ts'
 import type {
   DirEntry,
   WorkspaceServices,
   WorkspaceStat,
-} from '../../workspace/workspace-services.ts'
+} from '../../../workspace/workspace-services.ts'
 import type { Ignore } from 'ignore'
 import { compileIgnore, ignoreDecision, IGNORE_FILES, type IgnoreLevel } from './ignore-rules.ts'
 import { compareNames } from './path-order.ts'
+import { LIST_PAGE, LIST_PREFETCH } from '../tuning.ts'
 
 /** Why the walk passed something by. */
 export interface WalkSkips {
@@ -64,10 +65,6 @@ export interface WalkUnit {
 /** What a walk gives: a file, or a directory handed over whole. */
 export type WalkItem = WorkspacePath | WalkUnit
 
-const PAGE = 1000
-/** Directory listings fetched ahead of the walk, at most, where listings must be waited for. */
-const PREFETCH = 32
-
 /**
  * What the walk asks of the workspace. The walk itself is a synchronous generator that yields
  * these and is resumed with the answer (or thrown the failure): where the workspace answers at
@@ -120,7 +117,7 @@ class WalkIo {
           return undefined
         }
         case 'prefetch':
-          if (this.ahead.size < PREFETCH && !this.ahead.has(request.path)) {
+          if (this.ahead.size < LIST_PREFETCH && !this.ahead.has(request.path)) {
             const listing = this.listAll(request.path)
             listing.catch(() => {})
             this.ahead.set(request.path, listing)
@@ -171,7 +168,7 @@ class WalkIo {
     const out: DirEntry[] = []
     let after: string | undefined
     for (;;) {
-      const page = this.ws.listNow(dir, { after, limit: PAGE })
+      const page = this.ws.listNow(dir, { after, limit: LIST_PAGE })
       if (page === undefined) return undefined
       // One page (most directories): its own array, no copy.
       if (after === undefined && page.next === undefined) return page.entries
@@ -185,7 +182,7 @@ class WalkIo {
     const out: DirEntry[] = []
     let after: string | undefined
     for (;;) {
-      const page = await this.ws.list(dir, { after, limit: PAGE })
+      const page = await this.ws.list(dir, { after, limit: LIST_PAGE })
       out.push(...page.entries)
       if (page.next === undefined) return out
       after = page.next

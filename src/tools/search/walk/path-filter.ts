@@ -1,12 +1,12 @@
 import picomatch from 'picomatch'
-import { IsoagentError } from '../../errors.ts'
+import { IsoagentError } from '../../../errors.ts'
 
 /**
  * `glob` in picomatch's syntax: a class opened with `[!` (the negation of gitignore and ripgrep
  * globs, which picomatch takes as a literal `!`) is written `[^`. Throws `invalid_argument` for
  * a class or brace set left open, which ripgrep refuses too.
  */
-export function picomatchSyntax(glob: string, what: string): string {
+function picomatchSyntax(glob: string, what: string): string {
   const refuse = (why: string) =>
     new IsoagentError('invalid_argument', `${what} is not a valid glob: ${why}`, {
       data: { glob },

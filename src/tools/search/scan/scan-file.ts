@@ -1,50 +1,26 @@
-import { IsoagentError } from '../../errors.ts'
-import { hasFoldingSigns, indexOfByte } from '../../text/byte-search.ts'
-import { chunkReader, type ChunkReader } from '../../text/chunk-reader.ts'
-import { searchBuffers } from '../../text/simd-bytes.ts'
+import { IsoagentError } from '../../../errors.ts'
+import { BINARY_SNIFF_BYTES, concatBytes } from '../../../text/bytes.ts'
+import type { ScanResult } from '../../../workspace/file-scanner.ts'
+import type { WorkspacePath } from '../../../workspace/workspace-path.ts'
+import { hasFoldingSigns, indexOfByte } from '../bytes/byte-search.ts'
+import { chunkReader, type ChunkReader } from '../bytes/chunk-reader.ts'
+import { searchBuffers } from '../bytes/simd-bytes.ts'
 import {
+  BLOCK_CHARS,
   CHUNK_BYTES,
+  CONTENT_BYTES_MAX,
+  FIRST_READ_BYTES,
+  MAX_LINE_CHARS,
+} from '../tuning.ts'
+import type { BytePrefilter } from './line-matcher.ts'
+import {
   containsLiteral,
   contentInBytes,
   countBlock,
   countWithPrefilter,
-  FIRST_READ_BYTES,
-  MAX_LINE_CHARS,
   WHOLE,
 } from './scan-bytes.ts'
-import { BINARY_SNIFF_BYTES, concatBytes } from '../../text/bytes.ts'
-import type { WorkspacePath } from '../../workspace/workspace-path.ts'
-import type { WorkspaceServices } from '../../workspace/workspace-services.ts'
-
-/** The part of a workspace a scan reads through. */
-export type FileReader = Pick<WorkspaceServices, 'read' | 'readStream' | 'readNow'>
-import type { ScanResult } from '../../workspace/file-scanner.ts'
-import type { BytePrefilter, LineMatcher } from './line-matcher.ts'
-
-export { MAX_LINE_CHARS } from './scan-bytes.ts'
-export type { ScanRecord, ScanResult } from '../../workspace/file-scanner.ts'
-
-/** Text handed to the matcher at once; files are streamed in blocks of about this size. */
-const BLOCK_CHARS = 1 << 20
-/** Files up to this size (12 MiB) are scanned whole in their bytes where a prefilter allows. */
-const CONTENT_BYTES_MAX = 12 * 1024 * 1024
-
-/** What to look for in one file. */
-export interface ScanRequest {
-  matcher: LineMatcher
-  /** `content` keeps matching (and context) lines; the others only count. */
-  keepText: boolean
-  /** Stop at the first match (files_with_matches). */
-  firstOnly: boolean
-  /** Context lines before and after each match (content mode). */
-  context: number
-  /** Resume: ignore matches on lines ≤ this. */
-  afterLine: number
-  /** Resume: never print lines ≤ this again. */
-  shownThrough: number
-  /** Content mode: keep at most this many matching lines; `more` says if another follows. */
-  maxMatches: number
-}
+import type { FileReader, ScanRequest } from './scan-request.ts'
 
 /**
  * Keep at most `capacity` matching lines of a content-mode result (with the lines printed up to
@@ -96,7 +72,8 @@ function emptyResult(request: ScanRequest): ScanResult {
 }
 
 /** Whether a file's first bytes mark it binary: a NUL in its first 8 KiB. */
-const isBinary = (head: Uint8Array) => indexOfByte(head.subarray(0, BINARY_SNIFF_BYTES), 0) !== -1
+const isBinary = (head: Uint8Array, request: ScanRequest) =>
+  indexOfByte(head.subarray(0, BINARY_SNIFF_BYTES), 0, 0, request.matcher.byteIndex) !== -1
 
 /**
  * Matching lines of a text in blocks of whole lines, with their line numbers and context: the
@@ -232,7 +209,7 @@ function lineCount(block: string): number {
 /** Scan a whole file held in `bytes`: no waiting, no copies. */
 function scanWhole(bytes: Uint8Array, request: ScanRequest): ScanResult {
   const result = emptyResult(request)
-  if (isBinary(bytes)) {
+  if (isBinary(bytes, request)) {
     result.binary = true
     return result
   }
@@ -289,7 +266,7 @@ function scanFileNow(
   // With a line-local prefilter, a file up to CONTENT_BYTES_MAX is scanned whole in its bytes,
   // read at once where the workspace can: as it holds it (memory), else into a buffer kept for
   // it (local disk), which a larger file does not fit, so it is not read.
-  if (pre?.lineLocal === true && !isBinary(head)) {
+  if (pre?.lineLocal === true && !isBinary(head, request)) {
     if (request.firstOnly) {
       // files_with_matches: the whole lines of the first read decide most files.
       const result = emptyResult(request)
@@ -367,7 +344,7 @@ export async function scanFile(
   if (head.length < FIRST_READ_BYTES) return scanWhole(head, request)
   const result = emptyResult(request)
   // The first read holds the first 8 KiB, where a NUL marks it binary.
-  if (isBinary(head)) {
+  if (isBinary(head, request)) {
     result.binary = true
     return result
   }

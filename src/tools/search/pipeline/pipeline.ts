@@ -1,11 +1,5 @@
-import type { ToolContext } from '../tool.ts'
-
-/**
- * How long a pipeline runs at most (ms) before it gives the event loop a turn: where the
- * workspace answers at once, a walk and its scans would otherwise hold the thread for the whole
- * search, and nothing else (another request, a cancellation) could run meanwhile.
- */
-export const TURN_MS = 100
+import type { ToolContext } from '../../tool.ts'
+import { GROUP_MAX, GROUP_TARGET_FILES, TURN_MS } from '../tuning.ts'
 
 /** Let the event loop run what is due, then go on. */
 const turn = () => new Promise<void>((resolve) => setTimeout(resolve, 0))
@@ -127,7 +121,7 @@ export function ahead<T>(work: Promise<T>): Promise<T> {
 }
 
 /** The carryover key of the pipeline that continues at `cursor`. */
-export function carryoverKey(cursor: string): string {
+function carryoverKey(cursor: string): string {
   return `search:${cursor}`
 }
 
@@ -144,11 +138,6 @@ export function continuedPipeline<T, C extends Counters<C>>(
   void kept.close()
   return undefined
 }
-
-/** Files' worth of directories a search hands over in one request, about. */
-const GROUP_TARGET_FILES = 256
-/** Directories in one request, at most. */
-const GROUP_MAX = 8
 
 /**
  * How many directories a search hands over to the scanner's threads in one request: one while

@@ -37,6 +37,7 @@
  * distinct non-ASCII code unit, never per character), one `toLowerCase` per call, and terms
  * reported as ranges of the lower-cased text so a caller that only counts allocates nothing.
  */
+import { SEGMENT_WINDOW } from '../tuning.ts'
 
 /** Options of {@link tokenize}. */
 export interface TokenizeOptions {
@@ -70,7 +71,7 @@ export interface TermScanOptions extends TokenizeOptions {
  * question words agents put in natural-language queries. Documents keep them (they count in
  * chunk length).
  */
-export const QUERY_STOP_WORDS: ReadonlySet<string> = new Set(
+const QUERY_STOP_WORDS: ReadonlySet<string> = new Set(
   (
     'a an and are as at be but by for if in into is it no not of on or such that the their then ' +
     'there these they this to was will with how what when where which who why do does'
@@ -189,9 +190,6 @@ function wordSegmenter(): Intl.Segmenter | undefined {
 }
 
 const JOINERS = /[_-]+/g
-
-/** Longest text given to the segmenter at once: V8's segment iterator slows down on long inputs. */
-const SEGMENT_WINDOW = 256
 
 /**
  * Report every term of `text` to `sink`, in order; the allocation-free core of {@link tokenize}.

@@ -1,4 +1,5 @@
 import { SIMD_BYTES_WASM } from './simd-bytes.generated.ts'
+import { NEEDLE_AREA_BYTES, NEEDLE_MAX_BYTES } from '../tuning.ts'
 
 // WebAssembly SIMD kernels (simd-bytes.wat) for the two byte searches a grep spends its time
 // in: finding a literal and counting line ends. They read the thread's kernel memory, so they
@@ -6,10 +7,6 @@ import { SIMD_BYTES_WASM } from './simd-bytes.generated.ts'
 // platforms that cannot compile WebAssembly at run time (workerd), take the JavaScript paths.
 
 const PAGE_BYTES = 65536
-/** The start of the kernel memory, where needles are written for the kernels to read. */
-const NEEDLE_AREA_BYTES = PAGE_BYTES
-/** Needles longer than this are searched in JavaScript. */
-const NEEDLE_MAX_BYTES = 4096
 
 interface Kernels {
   memory: WebAssembly.Memory

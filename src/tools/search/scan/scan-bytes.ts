@@ -1,30 +1,25 @@
-import { IsoagentError } from '../../errors.ts'
+import { IsoagentError } from '../../../errors.ts'
+import type { ScanResult } from '../../../workspace/file-scanner.ts'
+import type { WorkspacePath } from '../../../workspace/workspace-path.ts'
+import type { ByteIndex } from '../../../workspace/workspace-services.ts'
 import {
   countLineEnds,
   countLinesWith,
   hasFoldingSigns,
   indexOfByte,
-} from '../../text/byte-search.ts'
-import { chunkReader } from '../../text/chunk-reader.ts'
-import type { WorkspacePath } from '../../workspace/workspace-path.ts'
-import type { FileReader } from './scan-file.ts'
+} from '../bytes/byte-search.ts'
+import { chunkReader } from '../bytes/chunk-reader.ts'
+import { CHUNK_BYTES, FIRST_READ_BYTES, MAX_LINE_CHARS } from '../tuning.ts'
 import type { BytePrefilter, LineMatcher } from './line-matcher.ts'
-import type { ScanRequest, ScanResult } from './scan-file.ts'
+import type { FileReader, ScanRequest } from './scan-request.ts'
 
 // Scans over raw bytes: a file is decoded only where the prefilter's literals are, and the
 // results equal those of the decoding scan in scan-file.ts (test/unit/scan-equivalence.test.ts).
 
-/** Bytes of the first read: files up to this size are read in one call. */
-export const FIRST_READ_BYTES = 1 << 20
-/** Bytes of each later read of a file larger than its first. */
-export const CHUNK_BYTES = 1 << 20
-/** A line longer than this (64 Mi characters) is not searched: the file is skipped and counted. */
-export const MAX_LINE_CHARS = 64 * 1024 * 1024
-
 /** Decodes files that arrive in one read, in one non-streaming call (several times faster). */
 export const WHOLE = new TextDecoder('utf-8')
 /** Decodes later blocks of a file, where a U+FEFF is text, not a byte order mark. */
-export const LATER = new TextDecoder('utf-8', { ignoreBOM: true })
+const LATER = new TextDecoder('utf-8', { ignoreBOM: true })
 
 /** Whether one line (no line end) matches, judged as a scan over a block judges it. */
 function lineMatches(matcher: LineMatcher, line: string): boolean {
@@ -51,14 +46,15 @@ export function countBlock(
   result: ScanResult,
 ): boolean {
   const max = request.firstOnly ? 1 : Number.POSITIVE_INFINITY
+  const index = request.matcher.byteIndex
   const signs = pre.foldsNonAscii && hasFoldingSigns(block)
   if (!signs && pre.exact) {
-    result.matches += countLinesWith(pre.find, block, max - result.matches)
+    result.matches += countLinesWith(pre.find, block, max - result.matches, index)
   } else if (!signs && pre.lineLocal) {
     // Decode only the lines that hold the literal.
     for (let at = pre.find(block, 0); at !== -1 && result.matches < max;) {
       const start = at === 0 ? 0 : block.lastIndexOf(0x0a, at) + 1
-      let end = indexOfByte(block, 0x0a, at)
+      let end = indexOfByte(block, 0x0a, at, index)
       if (end === -1) end = block.length
       const bytes = block.subarray(start, end)
       if (pre.others.every((f) => f(bytes, 0) !== -1)) {
@@ -199,6 +195,7 @@ class ContentScan {
   constructor(
     readonly bytes: Uint8Array,
     readonly result: ScanResult,
+    readonly index: ByteIndex,
   ) {
     this.size = bytes.length
     this.lastLineEnd = this.size > 0 && bytes[this.size - 1] === 0x0a ? this.size - 1 : this.size
@@ -206,7 +203,7 @@ class ContentScan {
 
   /** Where the line starting at `start` ends (its line end, or the end of the file). */
   endOf(start: number): number {
-    const end = indexOfByte(this.bytes, 0x0a, start)
+    const end = indexOfByte(this.bytes, 0x0a, start, this.index)
     return end === -1 ? this.size : end
   }
 
@@ -254,7 +251,7 @@ export function contentInBytes(
   result: ScanResult,
 ): void {
   const ctx = request.context
-  const scan = new ContentScan(bytes, result)
+  const scan = new ContentScan(bytes, result, request.matcher.byteIndex)
   const size = bytes.length
   // Line number of the line starting at `counted`.
   let counted = 0

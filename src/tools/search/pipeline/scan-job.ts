@@ -1,4 +1,4 @@
-import { IsoagentError } from '../../errors.ts'
+import { IsoagentError } from '../../../errors.ts'
 import type {
   FileScanJob,
   FileScanOutcome,
@@ -7,14 +7,17 @@ import type {
   TreeListRequest,
   TreeScanOutcome,
   TreeScanRequest,
-} from '../../workspace/file-scanner.ts'
-import type { WorkspacePath } from '../../workspace/workspace-path.ts'
-import { compileLineMatcher, type LineMatcher } from './line-matcher.ts'
-import { compilePathGlob, prunerFor } from './path-filter.ts'
-import { scanFileSoon, type FileReader, type ScanRequest } from './scan-file.ts'
-import { Walk, type SharedLevels, type WalkSkips, type WalkSource } from './walk.ts'
+} from '../../../workspace/file-scanner.ts'
+import type { WorkspacePath } from '../../../workspace/workspace-path.ts'
+import type { ByteIndex } from '../../../workspace/workspace-services.ts'
+import { compileLineMatcher, type LineMatcher } from '../scan/line-matcher.ts'
+import { compilePathGlob, prunerFor } from '../walk/path-filter.ts'
+import { scanFileSoon } from '../scan/scan-file.ts'
+import type { FileReader, ScanRequest } from '../scan/scan-request.ts'
+import { Walk, type SharedLevels, type WalkSkips, type WalkSource } from '../walk/walk.ts'
+import { UNIT_BATCH } from '../tuning.ts'
 
-let compiled: { key: string; matcher: LineMatcher } | undefined
+let compiled: { key: string; byteIndex: ByteIndex | undefined; matcher: LineMatcher } | undefined
 
 /**
  * Scan `paths` of `ws` for `job`, one outcome per path: the work a {@link FileScanner} runs on
@@ -26,7 +29,7 @@ export async function runFileScanJob(
   paths: readonly WorkspacePath[],
   signal?: AbortSignal,
 ): Promise<FileScanOutcome[]> {
-  const request = scanRequestOf(job)
+  const request = scanRequestOf(job, ws.byteIndex)
   const outcomes: FileScanOutcome[] = []
   for (const path of paths) {
     const outcome = scanOne(ws, request, path, signal)
@@ -35,11 +38,18 @@ export async function runFileScanJob(
   return outcomes
 }
 
-/** The scan request of `job` (its pattern compiled once for consecutive jobs alike). */
-function scanRequestOf(job: FileScanJob): ScanRequest {
+/**
+ * The scan request of `job` over files whose byte values `byteIndex` finds (its pattern compiled
+ * once for consecutive jobs alike).
+ */
+function scanRequestOf(job: FileScanJob, byteIndex: ByteIndex | undefined): ScanRequest {
   const key = `${job.caseSensitive ? 's' : 'i'}${job.pattern}`
-  if (compiled?.key !== key)
-    compiled = { key, matcher: compileLineMatcher(job.pattern, job.caseSensitive) }
+  if (compiled?.key !== key || compiled.byteIndex !== byteIndex)
+    compiled = {
+      key,
+      byteIndex,
+      matcher: compileLineMatcher(job.pattern, job.caseSensitive, byteIndex),
+    }
   return {
     matcher: compiled.matcher,
     keepText: job.keepText,
@@ -86,9 +96,6 @@ export function outcomeError(outcome: FileScanOutcome): IsoagentError | undefine
   if (!('error' in outcome)) return undefined
   return new IsoagentError(outcome.error.code, outcome.error.message, { data: outcome.error.data })
 }
-
-/** Files of a handed-over directory taken from its walk together, at most. */
-const UNIT_BATCH = 256
 
 /** Ignore levels above the directories of one search (its `walkId`), kept for its next trees. */
 let levels: { walkId: string; cache: SharedLevels } | undefined
@@ -166,7 +173,7 @@ export async function runTreeScanJob(
   const include =
     tree.include === undefined ? undefined : compilePathGlob(tree.include, 'include', tree.start)
   const enter = prunerFor(tree.include)
-  const request = scanRequestOf(job)
+  const request = scanRequestOf(job, ws.byteIndex)
   const outcomes: TreeScanOutcome[] = []
   let matches = 0
   for (const [k, dir] of tree.dirs.entries()) {

@@ -1,34 +1,25 @@
 import type {
   FileScanJob,
   FileScanOutcome,
+  ScanResult,
   TreeScanOutcome,
   TreeScanRequest,
-} from '../../workspace/file-scanner.ts'
-import type { WorkspacePath } from '../../workspace/workspace-path.ts'
-import type { WorkspaceServices } from '../../workspace/workspace-services.ts'
+} from '../../../workspace/file-scanner.ts'
+import type { WorkspacePath } from '../../../workspace/workspace-path.ts'
+import type { WorkspaceServices } from '../../../workspace/workspace-services.ts'
 import { ahead, SearchPipeline, UnitGrouping } from './pipeline.ts'
-import { scanFileSoon, type ScanRequest, type ScanResult } from './scan-file.ts'
+import { scanFileSoon } from '../scan/scan-file.ts'
+import type { ScanRequest } from '../scan/scan-request.ts'
 import { outcomeError, runTreeScanJob } from './scan-job.ts'
-import { Walk, type WalkSkips } from './walk.ts'
-
-/** Files scanned concurrently ahead of the one being consumed. */
-const SCAN_AHEAD = 16
-/** A grep scans this many files itself before it hands any to the workspace's scanner. */
-const SCAN_HERE_FIRST = 64
-/** Directories this deep below the start go to the scanner whole (its threads walk them too). */
-export const UNIT_DEPTH = 2
-/**
- * What a handed-over directory counts for in the files a grep keeps in flight: a few, so that
- * while one thread works through a large directory the others run well ahead of it.
- */
-const UNIT_WEIGHT = 8
-/** Files per batch handed to the scanner. */
-const SCANNER_BATCH = 32
-/**
- * Batches in flight per scanner thread, at most: enough that the threads keep working while this
- * thread is busy elsewhere (ending a page, shaping its output) and asks for no results.
- */
-const BATCHES_AHEAD = 16
+import { Walk, type WalkSkips } from '../walk/walk.ts'
+import {
+  BATCHES_AHEAD,
+  SCAN_AHEAD,
+  SCAN_HERE_FIRST,
+  SCANNER_BATCH,
+  UNIT_DEPTH,
+  UNIT_WEIGHT,
+} from '../tuning.ts'
 
 /** One file's scan: its result, or the error it raised. */
 export interface Scanned {

@@ -1,5 +1,5 @@
 import ignore, { type Ignore } from 'ignore'
-import type { WorkspacePath } from '../../workspace/workspace-path.ts'
+import type { WorkspacePath } from '../../../workspace/workspace-path.ts'
 
 /** Ignore files read in every directory, highest precedence first (ripgrep's order). */
 export const IGNORE_FILES = ['.rgignore', '.ignore', '.gitignore'] as const
@@ -90,9 +90,4 @@ export function ignoreDecision(
   }
   for (const d of decided) if (d !== undefined) return d ? 'ignore' : 'whitelist'
   return undefined
-}
-
-/** Whether the ignore files exclude `path` (see {@link ignoreDecision}). */
-export function isIgnored(levels: readonly IgnoreLevel[], path: string, isDir: boolean): boolean {
-  return ignoreDecision(levels, path, isDir) === 'ignore'
 }
