@@ -1,7 +1,7 @@
 import { IsoagentError } from '../../errors.ts'
 import { toolSuccess, type ToolResult } from '../../tool-result.ts'
 import { WorkspacePath } from '../../workspace/workspace-path.ts'
-import type { ToolContext } from '../tool.ts'
+import type { ToolContext } from '../../kernel/tool-spec.ts'
 import { positionCursor, readCursor, skipsMetadata } from './paging.ts'
 import { globPipeline, type GlobCounters } from './pipeline/glob-pipeline.ts'
 import { continuedPipeline } from './pipeline/pipeline.ts'

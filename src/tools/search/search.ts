@@ -1,5 +1,5 @@
 import { IsoagentError } from '../../errors.ts'
-import { READ_ONLY, type ToolSpec } from '../tool.ts'
+import { READ_ONLY, type ToolSpec } from '../../kernel/tool-spec.ts'
 import { runBm25 } from './bm25/bm25-mode.ts'
 import { runGlob } from './glob-mode.ts'
 import { runGrep } from './grep-mode.ts'

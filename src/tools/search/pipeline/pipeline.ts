@@ -1,4 +1,4 @@
-import type { ToolContext } from '../../tool.ts'
+import type { ToolContext } from '../../../kernel/tool-spec.ts'
 import { GROUP_MAX, GROUP_TARGET_FILES, TURN_MS } from '../tuning.ts'
 
 /** Let the event loop run what is due, then go on. */
