@@ -23,7 +23,8 @@ describe('isoagent CLI (built bin)', () => {
   it('lists the tool surface of a local workspace', () => {
     const { code, stdout } = cli('tools', '--workspace', dir)
     expect(code).toBe(0)
-    expect(stdout.split('\n').map((l) => l.split(' ')[0])).toEqual([
+    const lines = stdout.split('\n')
+    expect(lines.filter((l) => /^\w/.test(l)).map((l) => l.split(' ')[0])).toEqual([
       'read',
       'write',
       'edit',
@@ -33,8 +34,20 @@ describe('isoagent CLI (built bin)', () => {
       'bash',
       'git',
       'batch',
-      '',
+      'Call',
     ])
+    // Each tool: its first sentence, then its arguments (required ones starred) with their
+    // types, enum values, ranges and descriptions (which give the defaults).
+    expect(lines).toContain('search — Search the workspace.')
+    const arg = (name: string) => lines.find((l) => l.trimStart().startsWith(name + ' '))?.trim()
+    expect(arg('mode*')).toBe('mode*           grep|glob|bm25')
+    expect(arg('output_mode')).toMatch(
+      /^output_mode +content\|files_with_matches\|count\|summary +grep output \(default content\)\.$/,
+    )
+    expect(arg('context')).toMatch(/^context +integer 0\.\.8 +Lines of context .*\(default 0\)/)
+    expect(arg('files')).toMatch(/^files +\{path\*, offset, limit\}\[\] 1\.\.32 items +Several/)
+    expect(arg('command*')).toMatch(/^command\* +non-empty string ≤30000 chars +The bash script/)
+    expect(stdout).toContain('isoagent tools --json')
     const json = cli('tools', '--workspace', dir, '--json')
     const defs = JSON.parse(json.stdout) as {
       name: string
@@ -76,6 +89,11 @@ describe('isoagent CLI (built bin)', () => {
   it('exits 2 on usage errors', () => {
     expect(cli('call', 'read', '{not json', '-w', dir).code).toBe(2)
     expect(cli('frobnicate', '-w', dir).code).toBe(2)
+    const unknown = cli('call', 'frob', '{}', '-w', dir)
+    expect(unknown).toMatchObject({ code: 2, stdout: '' })
+    expect(unknown.stderr).toBe(
+      'isoagent: unknown tool "frob"; this workspace offers: read, write, edit, patch, ls, search, bash, git, batch\n',
+    )
     expect(cli('tools', '-w', join(dir, 'missing')).code).toBe(2)
     expect(cli().code).toBe(2)
     expect(cli('--help').code).toBe(0)
