@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -98,6 +98,49 @@ describe('isoagent CLI (built bin)', () => {
     expect(cli().code).toBe(2)
     expect(cli('--help').code).toBe(0)
   })
+})
+
+describe('isoagent CLI bundle', () => {
+  it('runs from bin/ and dist/cli/ alone, no node_modules, its searches on the bundled worker', () => {
+    const pkg = mkdtempSync(join(tmpdir(), 'isoagent-pkg-'))
+    try {
+      cpSync(
+        fileURLToPath(new URL('../../bin/isoagent.mjs', import.meta.url)),
+        join(pkg, 'bin/isoagent.mjs'),
+      )
+      cpSync(fileURLToPath(new URL('../../dist/cli', import.meta.url)), join(pkg, 'dist/cli'), {
+        recursive: true,
+      })
+      const run = (...args: string[]) =>
+        spawnSync(process.execPath, [join(pkg, 'bin/isoagent.mjs'), ...args, '-w', dir], {
+          encoding: 'utf8',
+        })
+      expect(run('call', 'read', '{"file_path":"a.txt","limit":1}')).toMatchObject({
+        status: 0,
+        stdout: expect.stringMatching(/^ {5}1\talpha\n/),
+      })
+      // The worker that the bundled scan pool starts from beside itself: a request it cannot
+      // serve would show as a failure here, not fall back to this thread.
+      const worker = new URL(`file://${join(pkg, 'dist/cli/scan-worker.js')}`)
+      const probe = spawnSync(
+        process.execPath,
+        [
+          '-e',
+          `const { Worker } = require('node:worker_threads')
+           const ready = new Int32Array(new SharedArrayBuffer(4))
+           const w = new Worker(new URL(${JSON.stringify(worker.href)}), { workerData: { ready } })
+           w.on('error', (e) => { console.log('error ' + e.message); process.exit(1) })
+           const t = setInterval(() => { if (Atomics.load(ready, 0) === 1) { console.log('ready'); process.exit(0) } }, 10)`,
+        ],
+        { encoding: 'utf8', timeout: 20_000 },
+      )
+      expect(probe.stdout).toBe('ready\n')
+      const grep = run('call', 'search', '{"mode":"grep","query":"alpha","output_mode":"count"}')
+      expect(grep).toMatchObject({ status: 0, stdout: 'a.txt:1\n' })
+    } finally {
+      rmSync(pkg, { recursive: true, force: true })
+    }
+  }, 60_000)
 })
 
 describe('isoagent verify (built bin)', () => {
