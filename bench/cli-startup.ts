@@ -4,7 +4,7 @@
 // other in alternating order, so a load spike on a shared machine lands on both alike; reported
 // as medians over the rounds and their ratio (goal: at most 1.5×).
 //
-// Runs the built CLI (bin/isoagent.mjs over dist/): `npm run build` first.
+// Runs the built CLI (bin/isoagent.mjs over the bundle in dist/cli/): `npm run build` first.
 //
 //   npx tsx bench/cli-startup.ts      (or `npm run bench:cli`)
 import { spawnSync } from 'node:child_process'
@@ -45,7 +45,7 @@ function table(rows: readonly Row[]): string {
 }
 
 async function main() {
-  if (!existsSync(new URL('../dist/bin/cli.js', import.meta.url)))
+  if (!existsSync(new URL('../dist/cli/isoagent.js', import.meta.url)))
     throw new Error('dist/ is missing: run `npm run build` first')
   const rounds = Number(process.env.ROUNDS ?? 15)
   const options = { rounds, slices: 2, callsPerSlice: 1, warmupMs: 0, minWarmupCalls: 3 }
