@@ -1,13 +1,14 @@
 import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
-import { Agent, type Session } from '../adapters/index.ts'
+import { Agent, type Session, type ToolDefinition } from '../adapters/index.ts'
 import { localWorkspace } from '../adapters/node-fs/index.ts'
 
 const USAGE = `isoagent — coding-agent tools over a workspace
 
 Usage:
   isoagent tools [--workspace DIR] [--json]
-      List the tools a session over DIR offers (--json: full model-facing definitions).
+      List the tools a session over DIR offers, each with its arguments (--json: the full
+      model-facing definitions: descriptions and JSON Schemas).
   isoagent call TOOL 'JSON_ARGS' [--workspace DIR] [--json]
       Run one tool call. Prints the output; --json prints the whole result
       (output, exitCode, errorKind, metadata). Exit code: the result's exitCode.
@@ -75,9 +76,7 @@ export async function main(
         return 2
       }
       if (values.json) out.write(JSON.stringify(session.toolDefinitions(), null, 2) + '\n')
-      else
-        for (const def of session.toolDefinitions())
-          out.write(`${def.name.padEnd(8)} ${def.description.split('. ')[0]}\n`)
+      else out.write(toolList(session.toolDefinitions()))
       return 0
     }
     if (command === 'call') {
@@ -94,6 +93,11 @@ export async function main(
           err.write(`isoagent: arguments are not valid JSON: ${(error as Error).message}\n`)
           return 2
         }
+      }
+      const known = session.toolDefinitions().map((d) => d.name)
+      if (!known.includes(tool)) {
+        err.write(`isoagent: unknown tool "${tool}"; this workspace offers: ${known.join(', ')}\n`)
+        return 2
       }
       const result = await session.tool(tool, args)
       if (values.json) {
@@ -113,6 +117,77 @@ export async function main(
     process.off('SIGTERM', onSignal)
     await session.close()
   }
+}
+
+/** The first sentence of a description. */
+function firstSentence(text: string): string {
+  return /^[\s\S]*?[.!?](?=\s|$)/.exec(text)?.[0] ?? text
+}
+
+type Schema = { [key: string]: unknown }
+
+/** A compact type of a JSON Schema: `string`, `integer 1..1000`, `grep|glob`, `{path*, offset}[]`. */
+function typeOf(schema: Schema): string {
+  if (Array.isArray(schema['enum'])) return schema['enum'].join('|')
+  const type = typeof schema['type'] === 'string' ? schema['type'] : 'any'
+  const range = (min: string, max: string, unit = '') => {
+    const lo = schema[min]
+    const hi = schema[max]
+    if (hi === undefined) return lo === undefined ? '' : ` ≥${String(lo)}${unit}`
+    return lo === undefined ? ` ≤${String(hi)}${unit}` : ` ${String(lo)}..${String(hi)}${unit}`
+  }
+  if (type === 'integer' || type === 'number') return type + range('minimum', 'maximum')
+  if (type === 'string') {
+    const nonEmpty = schema['minLength'] === 1
+    return (
+      (nonEmpty ? 'non-empty ' : '') +
+      type +
+      range(nonEmpty ? '' : 'minLength', 'maxLength', ' chars')
+    )
+  }
+  if (type === 'array') {
+    const items = (schema['items'] ?? {}) as Schema
+    const props = items['properties'] as Schema | undefined
+    const required = (items['required'] ?? []) as string[]
+    const of =
+      props !== undefined
+        ? `{${Object.keys(props)
+            .map((k) => k + (required.includes(k) ? '*' : ''))
+            .join(', ')}}`
+        : typeOf(items)
+    return `${of}[]${range('minItems', 'maxItems', ' items')}`
+  }
+  return type
+}
+
+/**
+ * `isoagent tools`: each tool's name and first sentence, then one line per argument (`*`
+ * required): its type (enum values, ranges) and its description, which states the default.
+ */
+function toolList(defs: readonly ToolDefinition[]): string {
+  const lines: string[] = []
+  for (const def of defs) {
+    lines.push(`${def.name} — ${firstSentence(def.description)}`)
+    const params = def.parameters as Schema
+    const props = (params['properties'] ?? {}) as Record<string, Schema>
+    const required = (params['required'] ?? []) as string[]
+    const rows = Object.entries(props).map(([name, schema]) => [
+      name + (required.includes(name) ? '*' : ''),
+      typeOf(schema),
+      typeof schema['description'] === 'string' ? schema['description'] : '',
+    ])
+    const w0 = Math.max(...rows.map((r) => r[0]!.length))
+    // Long enums do not push every description of the tool to the right.
+    const w1 = Math.min(24, Math.max(...rows.map((r) => r[1]!.length)))
+    for (const [name, type, text] of rows)
+      lines.push(`    ${name!.padEnd(w0)}  ${type!.padEnd(w1)}  ${text}`.trimEnd())
+  }
+  lines.push(
+    '',
+    '* required. Full descriptions and JSON Schemas: isoagent tools --json',
+    `Call one: isoagent call TOOL 'JSON_ARGS' (e.g. isoagent call read '{"file_path":"README.md"}')`,
+  )
+  return lines.join('\n') + '\n'
 }
 
 async function verify(

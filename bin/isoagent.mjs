@@ -1,11 +1,15 @@
 #!/usr/bin/env node
-// Launcher for the isoagent CLI (compiled to dist/ by `npm run build`, which `npm install` runs).
+// Launcher for the isoagent CLI, bundled into dist/cli/ by `npm run build` (which `npm install`
+// and `npm pack` run).
 import { existsSync } from 'node:fs'
+import module from 'node:module'
 
-const compiled = new URL('../dist/bin/cli.js', import.meta.url)
-if (!existsSync(compiled)) {
+const bundled = new URL('../dist/cli/isoagent.js', import.meta.url)
+if (!existsSync(bundled)) {
   process.stderr.write('isoagent: dist/ is missing; run `npm run build` first\n')
   process.exit(2)
 }
-const { main } = await import(compiled.href)
+// Node 22.1+: keep V8's compiled code of the bundle between runs (in the OS temp directory).
+module.enableCompileCache?.()
+const { main } = await import(bundled.href)
 process.exitCode = await main(process.argv.slice(2))

@@ -101,8 +101,8 @@ function workerEntry(entry: URL | undefined): { entry: URL | string; eval: boole
 export interface WorkerPool {
   /** Workers ready to take work now (0 until started, and when they cannot run). */
   readonly threads: number
-  /** Bring the workers up if they are not running (returns at once). */
-  start(): void
+  /** Bring the workers up for `owner` if they are not running (returns at once). */
+  start(owner?: object): void
   /**
    * Post a request to the least busy ready worker; its reply settles the promise. `cancel` are
    * the flags (besides the signal's) that stop it.
@@ -115,6 +115,11 @@ export interface WorkerPool {
   ): Promise<T>
   /** Reject what `owner` is still waiting for. */
   giveUp(owner: object, error: unknown): void
+  /**
+   * Give up `owner`'s requests and stop counting it as a user; when no user is left, stop the
+   * workers (a later request starts them again), so a process need not wait for the idle time.
+   */
+  leave(owner: object, error: unknown): Promise<void>
   /** Stop every worker; a later request starts them again. */
   close(): Promise<void>
 }
@@ -128,6 +133,8 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
   let nextId = 1
   let failures = 0
   let idleTimer: ReturnType<typeof setTimeout> | undefined
+  /** Who has started or sent work and not left since (see `leave`). */
+  const users = new Set<object>()
   /** Shared cancellation flags, one per signal (a grep sends hundreds of requests with one). */
   const cancelFlags = new WeakMap<AbortSignal, Int32Array>()
 
@@ -155,11 +162,11 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
     const ready = new Int32Array(new SharedArrayBuffer(4))
     const workerData: ScanWorkerStart = { ready }
     const worker = new Worker(entry, { workerData, eval: isCode })
-    worker.unref()
     const slot: Slot = { worker, ready, busy: 0 }
     worker.on('message', (reply: ScanWorkerReply) => {
       const w = waiting.get(reply.id)
-      if (--slot.busy === 0 && pending.length === 0) worker.unref()
+      // pump() below refs it again if it hands this worker more work.
+      if (--slot.busy === 0) worker.unref()
       if (w !== undefined) {
         waiting.delete(reply.id)
         if ('outcomes' in reply) w.resolve(unpackOutcomes(reply.outcomes))
@@ -179,6 +186,9 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
     worker.on('exit', (code) =>
       retire(slot, new IsoagentError('internal', `scan worker exited with code ${code}`)),
     )
+    // After the listeners: adding a 'message' listener refs the worker's port again, and a
+    // referenced port holds a finished process open. Work refs the worker (and port) in pump().
+    worker.unref()
     return slot
   }
 
@@ -266,8 +276,9 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
     get threads() {
       return failures >= MAX_FAILURES ? 0 : slots.filter(isReady).length
     },
-    start() {
+    start(owner) {
       if (failures >= MAX_FAILURES) return
+      if (owner !== undefined) users.add(owner)
       fill()
       pump()
       if (waiting.size === 0) scheduleIdle()
@@ -282,6 +293,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
       if (failures >= MAX_FAILURES)
         return Promise.reject(new IsoagentError('unsupported', 'scan workers cannot run here'))
       clearTimeout(idleTimer)
+      users.add(owner)
       fill()
       // Registers the abort listener that also drops the request while it waits here.
       if (signal !== undefined) flagOf(signal)
@@ -306,8 +318,15 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
       }
       if (waiting.size === 0) scheduleIdle()
     },
+    async leave(owner, error) {
+      this.giveUp(owner, error)
+      if (!users.delete(owner) || users.size > 0) return
+      clearTimeout(idleTimer)
+      await stopAll()
+    },
     async close() {
       clearTimeout(idleTimer)
+      users.clear()
       dropPending(() => true, new IsoagentError('cancelled', 'scan workers stopped'))
       for (const [id, w] of waiting) {
         waiting.delete(id)
@@ -347,7 +366,10 @@ export interface WorkerScannerOptions {
 
 /** A {@link FileScanner} that can also be shut down. */
 export interface WorkerScanner extends FileScanner {
-  /** Stop this workspace's work on the workers and give up its requests; later scans work. */
+  /**
+   * Stop this workspace's work on the workers and give up its requests; the last workspace of
+   * the pool to close stops its workers. Later scans work (and start them again).
+   */
   close(): Promise<void>
 }
 
@@ -377,7 +399,7 @@ export function workerScanner(options: WorkerScannerOptions): WorkerScanner {
       return pool.threads
     },
     start() {
-      pool.start()
+      pool.start(self)
     },
     scan(job: FileScanJob, paths: readonly WorkspacePath[], signal?: AbortSignal) {
       const parents = paths.map((p) => WorkspacePath.parent(p))
@@ -392,7 +414,7 @@ export function workerScanner(options: WorkerScannerOptions): WorkerScanner {
     async close() {
       Atomics.store(closed, 0, 1)
       closed = new Int32Array(new SharedArrayBuffer(4))
-      pool.giveUp(self, new IsoagentError('cancelled', 'workspace closed'))
+      await pool.leave(self, new IsoagentError('cancelled', 'workspace closed'))
     },
   }
 }

@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -23,7 +23,8 @@ describe('isoagent CLI (built bin)', () => {
   it('lists the tool surface of a local workspace', () => {
     const { code, stdout } = cli('tools', '--workspace', dir)
     expect(code).toBe(0)
-    expect(stdout.split('\n').map((l) => l.split(' ')[0])).toEqual([
+    const lines = stdout.split('\n')
+    expect(lines.filter((l) => /^\w/.test(l)).map((l) => l.split(' ')[0])).toEqual([
       'read',
       'write',
       'edit',
@@ -33,8 +34,20 @@ describe('isoagent CLI (built bin)', () => {
       'bash',
       'git',
       'batch',
-      '',
+      'Call',
     ])
+    // Each tool: its first sentence, then its arguments (required ones starred) with their
+    // types, enum values, ranges and descriptions (which give the defaults).
+    expect(lines).toContain('search — Search the workspace.')
+    const arg = (name: string) => lines.find((l) => l.trimStart().startsWith(name + ' '))?.trim()
+    expect(arg('mode*')).toBe('mode*           grep|glob|bm25')
+    expect(arg('output_mode')).toMatch(
+      /^output_mode +content\|files_with_matches\|count\|summary +grep output \(default content\)\.$/,
+    )
+    expect(arg('context')).toMatch(/^context +integer 0\.\.8 +Lines of context .*\(default 0\)/)
+    expect(arg('files')).toMatch(/^files +\{path\*, offset, limit\}\[\] 1\.\.32 items +Several/)
+    expect(arg('command*')).toMatch(/^command\* +non-empty string ≤30000 chars +The bash script/)
+    expect(stdout).toContain('isoagent tools --json')
     const json = cli('tools', '--workspace', dir, '--json')
     const defs = JSON.parse(json.stdout) as {
       name: string
@@ -76,10 +89,58 @@ describe('isoagent CLI (built bin)', () => {
   it('exits 2 on usage errors', () => {
     expect(cli('call', 'read', '{not json', '-w', dir).code).toBe(2)
     expect(cli('frobnicate', '-w', dir).code).toBe(2)
+    const unknown = cli('call', 'frob', '{}', '-w', dir)
+    expect(unknown).toMatchObject({ code: 2, stdout: '' })
+    expect(unknown.stderr).toBe(
+      'isoagent: unknown tool "frob"; this workspace offers: read, write, edit, patch, ls, search, bash, git, batch\n',
+    )
     expect(cli('tools', '-w', join(dir, 'missing')).code).toBe(2)
     expect(cli().code).toBe(2)
     expect(cli('--help').code).toBe(0)
   })
+})
+
+describe('isoagent CLI bundle', () => {
+  it('runs from bin/ and dist/cli/ alone, no node_modules, its searches on the bundled worker', () => {
+    const pkg = mkdtempSync(join(tmpdir(), 'isoagent-pkg-'))
+    try {
+      cpSync(
+        fileURLToPath(new URL('../../bin/isoagent.mjs', import.meta.url)),
+        join(pkg, 'bin/isoagent.mjs'),
+      )
+      cpSync(fileURLToPath(new URL('../../dist/cli', import.meta.url)), join(pkg, 'dist/cli'), {
+        recursive: true,
+      })
+      const run = (...args: string[]) =>
+        spawnSync(process.execPath, [join(pkg, 'bin/isoagent.mjs'), ...args, '-w', dir], {
+          encoding: 'utf8',
+        })
+      expect(run('call', 'read', '{"file_path":"a.txt","limit":1}')).toMatchObject({
+        status: 0,
+        stdout: expect.stringMatching(/^ {5}1\talpha\n/),
+      })
+      // The worker that the bundled scan pool starts from beside itself: a request it cannot
+      // serve would show as a failure here, not fall back to this thread.
+      const worker = new URL(`file://${join(pkg, 'dist/cli/scan-worker.js')}`)
+      const probe = spawnSync(
+        process.execPath,
+        [
+          '-e',
+          `const { Worker } = require('node:worker_threads')
+           const ready = new Int32Array(new SharedArrayBuffer(4))
+           const w = new Worker(new URL(${JSON.stringify(worker.href)}), { workerData: { ready } })
+           w.on('error', (e) => { console.log('error ' + e.message); process.exit(1) })
+           const t = setInterval(() => { if (Atomics.load(ready, 0) === 1) { console.log('ready'); process.exit(0) } }, 10)`,
+        ],
+        { encoding: 'utf8', timeout: 20_000 },
+      )
+      expect(probe.stdout).toBe('ready\n')
+      const grep = run('call', 'search', '{"mode":"grep","query":"alpha","output_mode":"count"}')
+      expect(grep).toMatchObject({ status: 0, stdout: 'a.txt:1\n' })
+    } finally {
+      rmSync(pkg, { recursive: true, force: true })
+    }
+  }, 60_000)
 })
 
 describe('isoagent verify (built bin)', () => {

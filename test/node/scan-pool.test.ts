@@ -394,6 +394,32 @@ describe('grep on scanner threads (local disk)', () => {
     }
   }, 60_000)
 
+  it('the last workspace to close stops the workers; a later scan starts them again', async () => {
+    const pool = createWorkerPool({ threads: 1 })
+    const job = countJob('needle')
+    const options = { syncIo: true, chunkBytes: 1 << 20 }
+    const a = workerScanner({ root, threads: 1, pool, options })
+    const b = workerScanner({ root, threads: 1, pool, options })
+    const idle = workerScanner({ root, threads: 1, pool, options })
+    const big = [WorkspacePath.parse('pkg3/big.txt')]
+    try {
+      await Promise.all([a.scan(job, big), b.scan(job, big)])
+      expect(pool.threads).toBe(1)
+      await a.close()
+      expect(pool.threads).toBe(1)
+      // One that never scanned does not keep them either.
+      await b.close()
+      expect(pool.threads).toBe(0)
+      expect(await a.scan(job, big)).toEqual([{ result: expect.objectContaining({ matches: 61 }) }])
+      expect(pool.threads).toBe(1)
+      await a.close()
+      expect(pool.threads).toBe(0)
+    } finally {
+      await idle.close()
+      await pool.close()
+    }
+  }, 60_000)
+
   it('cancels: an aborted search stops its batches, and the scanner works afterwards', async () => {
     const ws = localWorkspace(root, { searchThreads: 1 })
     const job = countJob('needle')
