@@ -16,6 +16,8 @@ Usage:
       "command", "description"?, "required"? (default true), "timeoutMs"?}]}, one after
       another through the governed bash tool, and print a report (--json: the whole report).
       Exit code: 0 when every required check passed, 1 when one did not.
+  isoagent mcp [--workspace DIR]
+      Serve DIR's tools to an MCP client over stdio (for desktop MCP clients).
 
 Options:
   -w, --workspace DIR   workspace root on local disk (default: current directory)
@@ -30,6 +32,7 @@ export async function main(
   out = process.stdout,
   err = process.stderr,
 ): Promise<number> {
+  if (argv[0] === 'mcp') return (await import('./mcp.ts')).mcpMain(argv.slice(1))
   let parsed
   try {
     parsed = parseArgs({
