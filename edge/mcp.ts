@@ -14,6 +14,7 @@ import {
 import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/cfworker'
 import {
   Agent,
+  IsoagentError,
   type Session,
   type SessionOptions,
   type ToolResult,
@@ -94,6 +95,8 @@ export function createMcpServer(session: Session, options: McpServerOptions = {}
   return server
 }
 
+const clip = (s: string, max = 400) => (s.length > max ? s.slice(0, max) + '…' : s)
+
 function answerConfirmations(session: Session, server: Server, mode: 'elicit' | 'refuse'): void {
   const stop = new AbortController()
   const previous = server.onclose
@@ -116,7 +119,7 @@ function answerConfirmations(session: Session, server: Server, mode: 'elicit' | 
         {
           mode: 'form',
           message:
-            `Allow ${toolName} ${JSON.stringify(args)}?` +
+            `Allow ${toolName} ${clip(JSON.stringify(args))}?` +
             (reason !== undefined ? ` (${reason})` : ''),
           requestedSchema: {
             type: 'object',
@@ -298,7 +301,9 @@ export function createMcpHandler(options: McpHandlerOptions): McpHandler {
       session = await options.sessions.create(request)
     } catch (error) {
       if (error instanceof Response) return error
-      return jsonRpcError(503, -32000, 'the workspace could not be opened')
+      const message =
+        error instanceof IsoagentError ? error.message : 'the workspace could not be opened'
+      return jsonRpcError(503, -32000, message)
     } finally {
       opening--
     }

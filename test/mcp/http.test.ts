@@ -5,7 +5,13 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ElicitRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { Hono } from 'hono'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { Agent, memoryWorkspace, type Session, type SessionOptions } from '../../adapters/index.ts'
+import {
+  Agent,
+  IsoagentError,
+  memoryWorkspace,
+  type Session,
+  type SessionOptions,
+} from '../../adapters/index.ts'
 import { agentMcpSessions, mountMcp, type McpHandler, type McpSessions } from '../../edge/mcp.ts'
 
 const TOKEN = 'test-token'
@@ -202,6 +208,21 @@ describe('MCP sessions: idle, limits, cancellation, confirmations', () => {
     }
   })
 
+  it('answers 503 with the reason when the workspace cannot be opened', async () => {
+    const served = await serveMcp({
+      sessions: {
+        create: () => Promise.reject(new IsoagentError('not_found', 'bucket gone')),
+        close: () => Promise.resolve(),
+      },
+    })
+    try {
+      await expect(connect(served.url)).rejects.toThrow(/bucket gone/)
+      expect(served.handler.size).toBe(0)
+    } finally {
+      await served.stop()
+    }
+  })
+
   it('answers 429 past maxSessions', async () => {
     const rec = recording()
     const served = await serveMcp({ sessions: rec.sessions, maxSessions: 1 })
@@ -261,9 +282,13 @@ describe('MCP sessions: idle, limits, cancellation, confirmations', () => {
         asked.push(request.params.message)
         return { action: 'accept', content: { approve: answers.shift()! } }
       })
-      const approved = await call(client, 'write', { file_path: 'ok.txt', content: 'y\n' })
+      const approved = await call(client, 'write', {
+        file_path: 'ok.txt',
+        content: 'y'.repeat(10_000),
+      })
       expect(approved.isError).toBe(false)
-      expect(asked[0]).toMatch(/write.*ok\.txt/)
+      expect(asked[0]).toMatch(/^Allow write \{"file_path":"ok\.txt","content":"yyy/)
+      expect(asked[0]!.length).toBeLessThan(500)
       const refused = await call(client, 'write', { file_path: 'no.txt', content: 'n\n' })
       expect(refused).toMatchObject({
         isError: true,
