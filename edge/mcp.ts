@@ -146,21 +146,22 @@ function answerConfirmations(session: Session, server: Server, mode: 'elicit' | 
  * Where the MCP endpoint gets its isoagent sessions: one per MCP session. An app that keeps its
  * own sessions (limits, idle sweeps, event history) implements this over its store.
  */
-export interface McpSessions {
+export interface McpSessions<C = unknown> {
   /**
-   * Open the session of a new MCP session; `request` is its `initialize` request (a Worker
-   * reads bindings from it or its context). Throwing refuses the MCP session: a `Response`
-   * thrown is sent as is, anything else becomes a `503`.
+   * Open the session of a new MCP session; `request` is its `initialize` request and `context`
+   * what the caller passed to `handle` (e.g. the Hono context, whose `env` holds a Worker's
+   * bindings). Throwing refuses the MCP session: a thrown `Response` is sent as is, anything
+   * else becomes a `503` (with the message of an `IsoagentError`).
    */
-  create(request: Request): Promise<Session>
+  create(request: Request, context: C): Promise<Session>
   /** The MCP session ended (DELETE, idle or shutdown): release its session. */
   close(session: Session): Promise<void>
 }
 
 /** Options of {@link agentMcpSessions}. */
-export interface AgentMcpSessionsOptions {
+export interface AgentMcpSessionsOptions<C = unknown> {
   /** The workspace of a new session (called once per MCP session). */
-  workspace: (request: Request) => WorkspaceServices | Promise<WorkspaceServices>
+  workspace: (request: Request, context: C) => WorkspaceServices | Promise<WorkspaceServices>
   /** Permissions, hooks, budget, ... of every session. */
   session?: SessionOptions
   /** Default `Agent.create()`. */
@@ -168,11 +169,11 @@ export interface AgentMcpSessionsOptions {
 }
 
 /** {@link McpSessions} that open a fresh session of `agent` per MCP session and close it after. */
-export function agentMcpSessions(options: AgentMcpSessionsOptions): McpSessions {
+export function agentMcpSessions<C = unknown>(options: AgentMcpSessionsOptions<C>): McpSessions<C> {
   const agent = options.agent ?? Agent.create()
   return {
-    async create(request) {
-      return agent.session(await options.workspace(request), options.session ?? {})
+    async create(request, context) {
+      return agent.session(await options.workspace(request, context), options.session ?? {})
     },
     close: (session) => session.close(),
   }
@@ -184,8 +185,14 @@ export const DEFAULT_MCP_IDLE_MS = 15 * 60 * 1000
 export const DEFAULT_MCP_MAX_SESSIONS = 64
 
 /** Options of {@link createMcpHandler}. */
-export interface McpHandlerOptions extends McpServerOptions {
-  sessions: McpSessions
+export interface McpHandlerOptions<C = unknown> extends McpServerOptions {
+  sessions: McpSessions<C>
+  /**
+   * The id of a new MCP session (default `crypto.randomUUID()`). A Worker that routes each MCP
+   * session to its own Durable Object picks the id before forwarding `initialize` and hands it
+   * over here (e.g. from a header it set).
+   */
+  newSessionId?: (request: Request) => string
   /** An MCP session without requests for this long (ms) is closed (default 15 min). */
   idleMs?: number
   /** Most MCP sessions at once (default 64); one more `initialize` gets `429`. */
@@ -195,9 +202,12 @@ export interface McpHandlerOptions extends McpServerOptions {
 }
 
 /** The MCP Streamable HTTP endpoint of {@link createMcpHandler}. */
-export interface McpHandler {
-  /** Answer one `POST`/`GET`/`DELETE` request of the endpoint (Hono: `handle(c.req.raw)`). */
-  handle(request: Request): Promise<Response>
+export interface McpHandler<C = unknown> {
+  /**
+   * Answer one `POST`/`GET`/`DELETE` request of the endpoint (Hono: `handle(c.req.raw, c)`);
+   * `context` reaches {@link McpSessions.create}.
+   */
+  handle(request: Request, context?: C): Promise<Response>
   /** Open MCP sessions now. */
   readonly size: number
   /** Close every MCP session and its isoagent session. */
@@ -228,7 +238,7 @@ const jsonRpcError = (status: number, code: number, message: string, headers = {
  * the header. `DELETE` or `idleMs` without requests closes both; an unknown or closed
  * session id is `404` (the client then starts over). Authentication is the caller's job.
  */
-export function createMcpHandler(options: McpHandlerOptions): McpHandler {
+export function createMcpHandler<C = unknown>(options: McpHandlerOptions<C>): McpHandler<C> {
   const idleMs = options.idleMs ?? DEFAULT_MCP_IDLE_MS
   const maxSessions = options.maxSessions ?? DEFAULT_MCP_MAX_SESSIONS
   if (!(idleMs > 0)) throw new TypeError('idleMs must be a positive number')
@@ -280,7 +290,7 @@ export function createMcpHandler(options: McpHandlerOptions): McpHandler {
   }
 
   const maxBody = options.maxRequestBodySize ?? DEFAULT_MAX_REQUEST_BODY_SIZE
-  const open = async (request: Request): Promise<Response> => {
+  const open = async (request: Request, context: C): Promise<Response> => {
     // Only an `initialize` opens a session; anything else without a session id is refused
     // before a workspace is touched.
     let body: unknown
@@ -298,7 +308,7 @@ export function createMcpHandler(options: McpHandlerOptions): McpHandler {
     opening++
     let session: Session
     try {
-      session = await options.sessions.create(request)
+      session = await options.sessions.create(request, context)
     } catch (error) {
       if (error instanceof Response) return error
       const message =
@@ -312,7 +322,9 @@ export function createMcpHandler(options: McpHandlerOptions): McpHandler {
       session,
       server,
       transport: new WebStandardStreamableHTTPServerTransport({
-        sessionIdGenerator: () => crypto.randomUUID(),
+        sessionIdGenerator: options.newSessionId
+          ? () => options.newSessionId!(request)
+          : () => crypto.randomUUID(),
         onsessioninitialized: (id) => {
           entries.set(id, entry)
           startTimer()
@@ -333,13 +345,13 @@ export function createMcpHandler(options: McpHandlerOptions): McpHandler {
   }
 
   return {
-    async handle(request) {
+    async handle(request, context) {
       sweep()
       const id = request.headers.get('mcp-session-id')
       if (id === null) {
         if (request.method !== 'POST')
           return jsonRpcError(400, -32000, 'Bad Request: Mcp-Session-Id header is required')
-        return open(request)
+        return open(request, context as C)
       }
       const entry = entries.get(id)
       if (entry === undefined || entry.closed) return jsonRpcError(404, -32001, 'Session not found')
@@ -354,24 +366,28 @@ export function createMcpHandler(options: McpHandlerOptions): McpHandler {
   }
 }
 
+/** What {@link mountMcp} needs of a request context (a Hono `Context` has it). */
+export interface McpRequestContext {
+  req: { raw: Request }
+}
+
 /** The part of a Hono app {@link mountMcp} needs. */
 export interface McpMountable {
-  on(
-    method: string[],
-    path: string,
-    handler: (c: { req: { raw: Request } }) => Promise<Response>,
-  ): unknown
+  on(method: string[], path: string, handler: (c: McpRequestContext) => Promise<Response>): unknown
 }
 
 /**
  * Serve {@link createMcpHandler} at `path` (default `/mcp`) for `POST`, `GET` and `DELETE` on a
- * Hono app. Put it behind the app's bearer-token check.
+ * Hono app; the request's context reaches `sessions.create`. Put it behind the app's
+ * bearer-token check.
  */
-export function mountMcp(
+export function mountMcp<C extends McpRequestContext = McpRequestContext>(
   app: McpMountable,
-  options: McpHandlerOptions & { path?: string },
-): McpHandler {
+  options: McpHandlerOptions<C> & { path?: string },
+): McpHandler<C> {
   const handler = createMcpHandler(options)
-  app.on(['POST', 'GET', 'DELETE'], options.path ?? '/mcp', (c) => handler.handle(c.req.raw))
+  app.on(['POST', 'GET', 'DELETE'], options.path ?? '/mcp', (c) =>
+    handler.handle(c.req.raw, c as C),
+  )
   return handler
 }

@@ -3,7 +3,7 @@ import { serve, type ServerType } from '@hono/node-server'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { ElicitRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js'
-import { Hono } from 'hono'
+import { Hono, type Context } from 'hono'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import {
   Agent,
@@ -21,10 +21,12 @@ const files = { 'a.txt': 'alpha\nbeta\n' }
 function recording(options: SessionOptions = {}) {
   const opened: Session[] = []
   const closed: Session[] = []
+  const contexts: Context[] = []
   const inner = agentMcpSessions({ workspace: () => memoryWorkspace(files), session: options })
   const sessions: McpSessions = {
-    async create(request) {
-      const session = await inner.create(request)
+    async create(request, context) {
+      contexts.push(context as Context)
+      const session = await inner.create(request, context)
       opened.push(session)
       return session
     },
@@ -33,7 +35,7 @@ function recording(options: SessionOptions = {}) {
       await inner.close(session)
     },
   }
-  return { sessions, opened, closed }
+  return { sessions, opened, closed, contexts }
 }
 
 interface Served {
@@ -121,6 +123,8 @@ describe('MCP over Streamable HTTP (Hono on @hono/node-server)', () => {
     expect(a.transport.sessionId).toBeDefined()
     expect(a.transport.sessionId).not.toBe(b.transport.sessionId)
     expect(rec.opened.length).toBe(before + 2)
+    // The Hono context of the initialize request reaches sessions.create.
+    expect(rec.contexts.at(-1)!.req.header('authorization')).toBe(`Bearer ${TOKEN}`)
     const [sa, sb] = rec.opened.slice(before)
 
     await call(a.client, 'write', { file_path: 'only-a.txt', content: 'a\n' })
@@ -218,6 +222,22 @@ describe('MCP sessions: idle, limits, cancellation, confirmations', () => {
     try {
       await expect(connect(served.url)).rejects.toThrow(/bucket gone/)
       expect(served.handler.size).toBe(0)
+    } finally {
+      await served.stop()
+    }
+  })
+
+  it('takes new session ids from newSessionId', async () => {
+    const rec = recording()
+    let n = 0
+    const served = await serveMcp({
+      sessions: rec.sessions,
+      newSessionId: (request) => `${new URL(request.url).pathname.slice(1)}-${++n}`,
+    })
+    try {
+      const { client, transport } = await connect(served.url)
+      expect(transport.sessionId).toBe('mcp-1')
+      expect((await client.listTools()).tools.length).toBeGreaterThan(0)
     } finally {
       await served.stop()
     }
