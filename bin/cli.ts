@@ -19,6 +19,8 @@ Usage:
       Exit code: 0 when every required check passed, 1 when one did not.
   isoagent serve [--workspace DIR | s3://bucket/prefix | memory] [--port 8787] [--host H] [--token T]
       Serve the HTTP API (see isoagent serve --help).
+  isoagent mcp [--workspace DIR]
+      Serve DIR's tools to an MCP client over stdio (for desktop MCP clients).
 
 Options:
   -w, --workspace DIR   workspace root on local disk (default: current directory)
@@ -34,6 +36,7 @@ export async function main(
   err = process.stderr,
 ): Promise<number> {
   if (argv[0] === 'serve') return (await import('./serve.ts')).serveCommand(argv.slice(1), out, err)
+  if (argv[0] === 'mcp') return (await import('./mcp.ts')).mcpMain(argv.slice(1))
   let parsed
   try {
     parsed = parseArgs({
