@@ -12,6 +12,8 @@ import { ApiError, errorResponse } from './api-error.ts'
 import { presentedToken, tokenChecker } from './auth.ts'
 import type { EventHistoryLimits, HostedSession } from './hosted-session.ts'
 import type { AppContext, RouteSpec } from './route-spec.ts'
+import { agentMcpSessions, createMcpHandler, type McpHandlerOptions } from './mcp.ts'
+import { mcpRoutes } from './mcp-routes.ts'
 import { apiRoutes } from './routes.ts'
 import { memorySessionStore, type SessionStore } from './session-store.ts'
 import { VERSION } from './version.ts'
@@ -50,6 +52,12 @@ export interface AppOptions {
    * endpoint `/mcp` mounts here). They see the app's context: its store and its sessions.
    */
   routes?: (ctx: AppContext) => RouteSpec[]
+  /**
+   * The MCP Streamable HTTP endpoint `POST`/`GET`/`DELETE /mcp` (default on): each MCP session
+   * gets a session of its own over `workspace`, with `session` options, `maxSessions` and
+   * `sessionIdleMs` applied as to the API's sessions. `false` leaves it out.
+   */
+  mcp?: boolean | Omit<McpHandlerOptions<Context>, 'sessions' | 'maxSessions' | 'idleMs'>
 }
 
 /** The Hono app of {@link createApp}, with its session store and a shutdown. */
@@ -119,7 +127,20 @@ export function createApp(options: AppOptions): IsoagentApp {
       return structuredClone(toolDefs!)
     },
   }
-  routes.push(...apiRoutes(ctx), ...(options.routes?.(ctx) ?? []))
+  const mcp =
+    options.mcp === false
+      ? undefined
+      : createMcpHandler<Context>({
+          ...(typeof options.mcp === 'object' ? options.mcp : {}),
+          sessions: agentMcpSessions<Context>({
+            workspace: (_request, c) => options.workspace(c),
+            ...(options.session ? { session: options.session } : {}),
+            agent,
+          }),
+          ...(options.maxSessions !== undefined ? { maxSessions: options.maxSessions } : {}),
+          ...(options.sessionIdleMs !== undefined ? { idleMs: options.sessionIdleMs } : {}),
+        })
+  routes.push(...apiRoutes(ctx), ...(mcp ? mcpRoutes(mcp) : []), ...(options.routes?.(ctx) ?? []))
 
   const authorized = (c: Context) =>
     checkToken === undefined || checkToken(presentedToken(c.req.raw, new URL(c.req.url)))
@@ -165,6 +186,8 @@ export function createApp(options: AppOptions): IsoagentApp {
 
   return Object.assign(app, {
     context: ctx,
-    close: () => store.closeAll(),
+    close: async () => {
+      await Promise.all([mcp?.close(), store.closeAll()])
+    },
   })
 }

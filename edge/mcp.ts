@@ -20,6 +20,7 @@ import {
   type ToolResult,
   type WorkspaceServices,
 } from '../adapters/index.ts'
+import { VERSION } from './version.ts'
 
 /** Name and version the MCP server reports in `initialize`. */
 export interface McpServerInfo {
@@ -28,7 +29,7 @@ export interface McpServerInfo {
 }
 
 /** Default {@link McpServerInfo}. */
-export const MCP_SERVER_INFO: McpServerInfo = { name: 'isoagent', version: '0.1.0' }
+export const MCP_SERVER_INFO: McpServerInfo = { name: 'isoagent', version: VERSION }
 
 /**
  * What happens to a call that a permission rule (or the tool itself) `ask`s about:

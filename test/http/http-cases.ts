@@ -2,6 +2,9 @@
 // the Node server and (later) the Worker in workerd.
 import { readFileSync } from 'node:fs'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { SseReader, type SseFrame } from './sse-client.ts'
 
 /** How a case wants its server configured. */
@@ -554,6 +557,66 @@ export function httpCases(
         expect(callIds.size).toBe(1)
       })
       await Promise.all(streams.map((s) => s.close()))
+    })
+  })
+
+  describe(`MCP endpoint of the app (${label})`, () => {
+    let server: CaseServer
+    beforeAll(async () => {
+      server = await start({ token: TOKEN, permissions: ASK })
+    })
+    afterAll(async () => server?.close())
+
+    const connect = async (token = TOKEN) => {
+      const client = new Client({ name: 'http-suite', version: '0.0.0' })
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(server.baseUrl + '/mcp'), {
+          requestInit: { headers: { authorization: `Bearer ${token}` } },
+        }),
+      )
+      return client
+    }
+
+    it('lists the workspace tools and calls them on the governed path, behind the token', async () => {
+      const client = await connect()
+      try {
+        const { tools } = await client.listTools()
+        expect(tools.map((t) => t.name)).toEqual(facts.tools)
+        const wrote = (await client.callTool({
+          name: 'write',
+          arguments: { file_path: 'mcp/a.txt', content: 'from mcp\n' },
+        })) as CallToolResult
+        expect(wrote.isError).toBe(false)
+        const read = (await client.callTool({
+          name: 'read',
+          arguments: { file_path: 'mcp/a.txt' },
+        })) as CallToolResult
+        expect(read.content[0]).toMatchObject({
+          type: 'text',
+          text: expect.stringContaining('from mcp'),
+        })
+        const missing = (await client.callTool({
+          name: 'read',
+          arguments: { file_path: 'mcp/none.txt' },
+        })) as CallToolResult
+        expect(missing.isError).toBe(true)
+        expect(missing.structuredContent).toMatchObject({ errorKind: { type: 'not_found' } })
+        // An `ask` rule holds on this path too; a client without elicitation is refused.
+        const asked = (await client.callTool({
+          name: 'write',
+          arguments: { file_path: 'ask/x.txt', content: 'x' },
+        })) as CallToolResult
+        expect(asked.isError).toBe(true)
+      } finally {
+        await client.close()
+      }
+      await expect(connect('wrong-token')).rejects.toThrow()
+      const openapi = (await (
+        await fetch(server.baseUrl + '/v1/openapi.json', {
+          headers: { authorization: `Bearer ${TOKEN}` },
+        })
+      ).json()) as { paths: Record<string, Record<string, unknown>> }
+      expect(Object.keys(openapi.paths['/mcp'] ?? {}).sort()).toEqual(['delete', 'get', 'post'])
     })
   })
 
