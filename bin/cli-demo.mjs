@@ -46,7 +46,7 @@ const steps = [
     'A bad argument, refused before anything runs',
     ['call', 'read', '{"file_path":"README.md","limit":0}'],
   ],
-  ['A tool this workspace does not offer yet', ['call', 'bash', '{"command":"ls"}']],
+  ['Run a command through bash (local disk only)', ['call', 'bash', '{"command":"ls"}']],
 ]
 
 for (const [title, args] of steps) {
