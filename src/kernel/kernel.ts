@@ -438,12 +438,15 @@ export class Kernel {
         signal: controller.signal,
         callId: id,
         path: (input) => WorkspacePath.parse(input, { root: this.root }),
-        invoke: (childName, childArgs) =>
+        invoke: (childName, childArgs, options) =>
           this.invoke({
             name: childName,
             args: childArgs,
             origin: childOrigin(origin, name),
-            signal: controller.signal,
+            signal:
+              options?.signal === undefined
+                ? controller.signal
+                : AbortSignal.any([controller.signal, options.signal]),
             parent: frame,
           }),
         scheduling: (toolName) => this.tools.get(toolName)?.scheduling,

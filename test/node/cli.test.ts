@@ -33,6 +33,7 @@ describe('isoagent CLI (built bin)', () => {
       'bash',
       'git',
       'batch',
+      'program',
       '',
     ])
     const json = cli('tools', '--workspace', dir, '--json')
