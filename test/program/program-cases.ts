@@ -394,7 +394,7 @@ const first = await ctx.tool('read', { file_path: 'src/b.ts' })
 first.output = 'changed'; first.metadata.x = 1
 const again = await ctx.tool('read', { file_path: 'src/b.ts' })
 let imported
-try { await import('node:fs'); imported = 'yes' } catch (e) { imported = e.name }
+try { const spec = ['node', 'fs'].join(':'); await import(spec); imported = 'yes' } catch (e) { imported = e.name }
 return { seen, same: g === globalThis, again: again.output, x: again.metadata.x === undefined, frozen: Object.isFrozen(ctx), imported }`,
           }),
         )
