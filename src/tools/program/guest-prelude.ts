@@ -17,11 +17,24 @@ export const GUEST_PRELUDE = String.raw`(() => {
     try { const s = stringify(v); return s === undefined ? toStr(v) : s } catch { return toStr(v) }
   }
   const log = (...args) => { hostLog(args.map(text).join(' ')) }
-  const tool = async (name, args) => {
-    if (typeof name !== 'string') throw new TypeError('ctx.tool(name, args): name must be a string')
+  // Calls waiting for the host, by id (no prototype: tampering with Map or Object cannot reach it).
+  const waiting = Object.create(null)
+  let lastId = 0
+  const settle = (id, json) => {
+    const resolve = waiting[id]
+    if (resolve !== undefined) {
+      delete waiting[id]
+      resolve(json)
+    }
+  }
+  const tool = (name, args) => {
+    if (typeof name !== 'string') return P.reject(new TypeError('ctx.tool(name, args): name must be a string'))
     const json = stringify(args === undefined ? {} : args)
-    if (json === undefined) throw new TypeError('ctx.tool(name, args): args must be JSON')
-    return parse(await hostCall(name, json))
+    if (json === undefined) return P.reject(new TypeError('ctx.tool(name, args): args must be JSON'))
+    const id = ++lastId
+    const answer = new P((resolve) => { waiting[id] = resolve })
+    hostCall(name, json, id)
+    return then(answer, parse)
   }
   class ToolError extends Error {
     constructor(result) {
@@ -78,7 +91,7 @@ export const GUEST_PRELUDE = String.raw`(() => {
     }
     return stringify(v)
   }
-  return (entry, isModule, inputsJson, maxOutputBytes) => {
+  const start = (entry, isModule, inputsJson, maxOutputBytes) => {
     const started = then(apply(promiseResolve, P, [entry]), (loaded) => {
       const run = isModule ? loaded.default : loaded
       if (typeof run !== 'function') {
@@ -103,6 +116,7 @@ export const GUEST_PRELUDE = String.raw`(() => {
       (e) => { const d = describe(e); hostFail(d[0], d[1], d[2]) },
     )
   }
+  return [start, settle]
 })()`
 
 /** Keys the prelude removes from the guest's global object. */

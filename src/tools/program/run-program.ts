@@ -1,4 +1,4 @@
-import type { QuickJSContext, QuickJSDeferredPromise, QuickJSHandle } from 'quickjs-emscripten-core'
+import type { QuickJSContext, QuickJSHandle } from 'quickjs-emscripten-core'
 import { utf8Length } from '../../text/bytes.ts'
 import type { ToolResult } from '../../tool-result.ts'
 import { GUEST_PRELUDE } from './guest-prelude.ts'
@@ -130,7 +130,9 @@ export async function runProgram(
   let closed = false
   let healthy = true
   let wake: () => void = () => {}
-  const pending = new Set<QuickJSDeferredPromise>()
+  /** Tool calls the guest waits for, and answers not yet handed to it. */
+  let pending = 0
+  const answers: { id: number; json: string }[] = []
   const handles: QuickJSHandle[] = []
 
   const halt = (reason: Stop) => {
@@ -176,18 +178,33 @@ export async function runProgram(
   const readString = (h: QuickJSHandle | undefined): string | undefined =>
     h !== undefined && vm.typeof(h) === 'string' ? vm.getString(h) : undefined
 
-  const settle = (deferred: QuickJSDeferredPromise, json: string) => {
-    pending.delete(deferred)
-    if (closed) return
-    try {
-      const value = vm.newString(json)
-      deferred.resolve(value)
-      value.dispose()
-    } catch {
-      halt(limitStop('memory', `the program ran out of memory (${PROGRAM_MEMORY_BYTES} bytes)`))
+  let settleFn: QuickJSHandle | undefined
+  /** Hand the answers that arrived to the guest (each resolves its call's promise). */
+  const deliver = () => {
+    while (answers.length > 0 && !finished() && settleFn !== undefined) {
+      const { id, json } = answers.shift()!
+      const idHandle = vm.newNumber(id)
+      let text: QuickJSHandle
+      try {
+        text = vm.newString(json)
+      } catch {
+        idHandle.dispose()
+        halt(
+          limitStop(
+            'memory',
+            `the program ran out of memory (the cap is ${PROGRAM_MEMORY_BYTES} bytes)`,
+          ),
+        )
+        return
+      }
+      const called = vm.callFunction(settleFn, vm.undefined, idHandle, text)
+      idHandle.dispose()
+      text.dispose()
+      if (called.error) {
+        halt(errorFields(vm, called.error))
+        called.error.dispose()
+      } else called.value.dispose()
     }
-    deferred.dispose()
-    wake()
   }
 
   const define = (name: string, fn: (...args: QuickJSHandle[]) => QuickJSHandle | undefined) => {
@@ -234,7 +251,7 @@ export async function runProgram(
   }
 
   try {
-    define('__iso_call', (nameHandle, argsHandle) => {
+    define('__iso_call', (nameHandle, argsHandle, idHandle) => {
       if (finished()) throw new Error('the program has stopped')
       const name = readString(nameHandle) ?? ''
       const argsJson = readString(argsHandle) ?? '{}'
@@ -248,8 +265,9 @@ export async function runProgram(
         )
         throw new Error('maxToolCalls reached')
       }
-      const deferred = vm.newPromise()
-      pending.add(deferred)
+      const id =
+        idHandle !== undefined && vm.typeof(idHandle) === 'number' ? vm.getNumber(idHandle) : 0
+      pending++
       let args: unknown
       try {
         args = JSON.parse(argsJson)
@@ -265,8 +283,13 @@ export async function runProgram(
             metadata: {},
           }),
         )
-        .then((json) => settle(deferred, json))
-      return deferred.handle
+        .then((json) => {
+          pending--
+          if (closed) return
+          answers.push({ id, json })
+          wake()
+        })
+      return undefined
     })
     define('__iso_log', (line) => {
       const text = readString(line) ?? ''
@@ -301,8 +324,11 @@ export async function runProgram(
       halt(errorFields(vm, prelude.error))
       prelude.error.dispose()
     } else {
-      const start = prelude.value
+      handles.push(prelude.value)
+      const start = vm.getProp(prelude.value, 0)
       handles.push(start)
+      settleFn = vm.getProp(prelude.value, 1)
+      handles.push(settleFn)
       const code = program.isModule ? program.source : `${SCRIPT_PREFIX}${program.source}\n})`
       const entry = vm.evalCode(code, program.filename, {
         type: program.isModule ? 'module' : 'global',
@@ -327,6 +353,7 @@ export async function runProgram(
     }
 
     for (;;) {
+      deliver()
       const jobs = rt.executePendingJobs()
       if (jobs.error) {
         const fields = errorFields(vm, jobs.error)
@@ -334,7 +361,7 @@ export async function runProgram(
         halt(fields)
       }
       if (finished()) break
-      if (pending.size === 0) {
+      if (pending === 0 && answers.length === 0) {
         halt({
           status: 'error',
           errorName: 'Error',
@@ -383,8 +410,6 @@ export async function runProgram(
     if (result.status === 'limit' && result.limit === 'memory') healthy = false
     if (healthy)
       try {
-        for (const deferred of pending) deferred.dispose()
-        pending.clear()
         for (const handle of handles) if (handle.alive) handle.dispose()
         vm.dispose()
         rt.dispose()
