@@ -657,6 +657,22 @@ return n`,
         )
       }),
   },
+  {
+    name: '300 programs in a row in one session: each answers, nothing stays active',
+    run: (env) =>
+      withSession(env, async (s) => {
+        for (let i = 0; i < 300; i++) {
+          const r = await s.program({
+            source:
+              "const t = await ctx.readFile('src/b.ts')\nif (inputs % 7 === 0) throw new Error('x' + inputs)\nreturn t.length + inputs",
+            inputs: i,
+          })
+          if (i % 7 === 0) failed(r, 'invalid_argument')
+          else same(r.metadata?.value, 25 + i, `program ${i}`)
+        }
+        same(s.activeTools(), [], 'active calls after 300 programs')
+      }),
+  },
 ]
 
 /** Run the suite (all cases, or those `filter` keeps) and report each case. */
