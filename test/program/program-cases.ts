@@ -291,6 +291,11 @@ return { sizes: texts.map((t) => t.length), glob, ls: ls.exitCode }`,
           'invalid_argument',
         )
         check(/export default async function run/.test(noRun.output), noRun.output)
+        const lookalike = failed(
+          await s.program({ source: "throw new RangeError('out of memory')" }),
+          'invalid_argument',
+        )
+        same(lookalike.metadata?.limit, undefined, 'a script error named like a limit is no limit')
         const nonError = failed(
           await s.program({ source: 'throw { code: 7 }' }),
           'invalid_argument',

@@ -83,9 +83,9 @@ function limitStop(limit: ProgramLimit, message: string): Stop {
 
 /** Maps a guest exception to the limit it means, if any. */
 function limitOf(name: string, message: string): ProgramLimit | undefined {
-  if (name !== 'InternalError' && name !== 'RangeError') return undefined
-  if (/out of memory/i.test(message)) return 'memory'
-  if (/stack overflow|call stack size/i.test(message)) return 'stack'
+  if (name === 'InternalError' && /^out of memory$/i.test(message)) return 'memory'
+  if (name === 'InternalError' && /^stack overflow$/i.test(message)) return 'stack'
+  if (name === 'RangeError' && /call stack size/i.test(message)) return 'stack'
   return undefined
 }
 
