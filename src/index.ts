@@ -6,6 +6,7 @@ export type {
   CallOptions,
   EditOptions,
   GrepOptions,
+  ProgramOptions,
   ToolDefinition,
 } from './session/session.ts'
 export { VERIFY_OUTPUT_TAIL_BYTES } from './session/verify.ts'
@@ -77,4 +78,20 @@ export { isomorphicGitBackend } from './tools/git/isomorphic-backend.ts'
 export type { IsomorphicBackendOptions } from './tools/git/isomorphic-backend.ts'
 export { workspaceGitFs } from './tools/git/fs-bridge.ts'
 export type { IsoGitFs, IsoGitStat } from './tools/git/fs-bridge.ts'
+export { PROGRAM_LIMITS } from './tools/program/program.ts'
+export type { ProgramArgs } from './tools/program/program.ts'
+export { PROGRAM_MEMORY_BYTES } from './tools/program/quickjs-pool.ts'
+export {
+  PROGRAM_STACK_BYTES,
+  INTERRUPTS_PER_SECOND,
+  LOG_LIMITS,
+} from './tools/program/run-program.ts'
+export type { ProgramLimit, ProgramLimits } from './tools/program/run-program.ts'
+export {
+  importQuickJs,
+  quickJsFromModule,
+  setDefaultQuickJsLoader,
+  defaultQuickJsLoader,
+} from './tools/program/quickjs-loader.ts'
+export type { QuickJsLoader, QuickJsWasm } from './tools/program/quickjs-loader.ts'
 export * from './workspace/index.ts'

@@ -5,9 +5,14 @@ export { baseShellEnv, KILL_GRACE_MS, nodeShell } from './node-shell.ts'
 export type { NodeShellOptions } from './node-shell.ts'
 export { gitCliAvailable, gitCliBackend } from './git-cli-backend.ts'
 export type { GitCliBackendOptions } from './git-cli-backend.ts'
+export { nodeQuickJs } from './node-quickjs.ts'
 
-import { registerWorkspaceKind } from '../../src/index.ts'
+import { registerWorkspaceKind, setDefaultQuickJsLoader } from '../../src/index.ts'
 import { localWorkspace as local } from './local-workspace.ts'
+import { nodeQuickJs as quickjs } from './node-quickjs.ts'
+
+// The program tool's QuickJS: compiled once per process from the variant's .wasm file.
+setDefaultQuickJsLoader(quickjs)
 
 // Lets `agent.resumeSession(snapshot)` rebuild local workspaces from their descriptor.
 registerWorkspaceKind('local', (descriptor) => {

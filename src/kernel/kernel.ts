@@ -71,6 +71,8 @@ export interface InvokeRequest {
   args: unknown
   origin: Origin
   signal?: AbortSignal
+  /** A second signal that cancels the call (a container stopping its children early). */
+  stopSignal?: AbortSignal
   /** The running call this one is nested in. */
   parent?: CallFrame
 }
@@ -209,13 +211,17 @@ export class Kernel {
     }
 
     const controller = new AbortController()
-    const abort = () => controller.abort(this.closing.signal.reason ?? request.signal?.reason)
+    const { signal, stopSignal } = request
+    const abort = () =>
+      controller.abort(this.closing.signal.reason ?? signal?.reason ?? stopSignal?.reason)
     this.closing.signal.addEventListener('abort', abort, { once: true })
-    request.signal?.addEventListener('abort', abort, { once: true })
-    if (this.closing.signal.aborted || request.signal?.aborted) abort()
+    signal?.addEventListener('abort', abort, { once: true })
+    stopSignal?.addEventListener('abort', abort, { once: true })
+    if (this.closing.signal.aborted || signal?.aborted || stopSignal?.aborted) abort()
     const detach = () => {
       this.closing.signal.removeEventListener('abort', abort)
-      request.signal?.removeEventListener('abort', abort)
+      signal?.removeEventListener('abort', abort)
+      stopSignal?.removeEventListener('abort', abort)
     }
 
     let settledLater: Promise<unknown> | undefined
@@ -438,12 +444,13 @@ export class Kernel {
         signal: controller.signal,
         callId: id,
         path: (input) => WorkspacePath.parse(input, { root: this.root }),
-        invoke: (childName, childArgs) =>
+        invoke: (childName, childArgs, options) =>
           this.invoke({
             name: childName,
             args: childArgs,
             origin: childOrigin(origin, name),
             signal: controller.signal,
+            ...(options?.signal !== undefined ? { stopSignal: options.signal } : {}),
             parent: frame,
           }),
         scheduling: (toolName) => this.tools.get(toolName)?.scheduling,

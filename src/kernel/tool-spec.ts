@@ -29,8 +29,9 @@ export interface ToolContext {
   /**
    * Run another tool as a child of this call, through every gate of the kernel. Children of a
    * host-direct `batch`/`program` keep host trust; all others are governed `nested` calls.
+   * `signal` cancels the child sooner than this call's own cancellation (which always does).
    */
-  invoke(name: string, args: unknown): Promise<ToolResult>
+  invoke(name: string, args: unknown, options?: { signal?: AbortSignal }): Promise<ToolResult>
   /** Scheduling facts of a tool this session offers (undefined when it offers no such tool). */
   scheduling(name: string): ToolScheduling | undefined
   /** Work kept between calls of this session (dropped when the workspace may change). */

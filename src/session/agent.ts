@@ -10,6 +10,8 @@ import {
 } from '../projection/policy.ts'
 import { builtinTools } from '../tools/builtin.ts'
 import { createGitTool, type GitAuthor } from '../tools/git/git.ts'
+import { createProgramTool } from '../tools/program/program.ts'
+import { quickJsFromModule, type QuickJsLoader } from '../tools/program/quickjs-loader.ts'
 import type { WorkspaceServices } from '../workspace/workspace-services.ts'
 import { customToolSpec, type CustomTool } from './custom-tool.ts'
 import { Session } from './session.ts'
@@ -50,6 +52,12 @@ export interface SessionOptions {
    * and the user's `user.name`/`user.email` are not used.
    */
   gitAuthor?: GitAuthor
+  /**
+   * QuickJS for the `program` tool: a loader, or its WebAssembly module as the runtime has it
+   * (workerd: `import wasm from '@jitl/quickjs-wasmfile-release-sync/wasm'`). Default: the
+   * loader `isoagent/node` sets on import, else one that imports the variant package.
+   */
+  quickjs?: QuickJsLoader | WebAssembly.Module
 }
 
 /** Options of {@link Agent.resumeSession}. */
@@ -71,6 +79,7 @@ const OPTION_KEYS = new Set<string>([
   'eventBufferSize',
   'tools',
   'gitAuthor',
+  'quickjs',
   'workspace',
 ])
 
@@ -107,6 +116,17 @@ function checkOptions(options: SessionOptions): void {
     throw new IsoagentError(
       'invalid_argument',
       'gitAuthor must be { name, email }: non-empty strings without <, > or newlines',
+    )
+  }
+  const quickjs = options.quickjs
+  if (
+    quickjs !== undefined &&
+    typeof quickjs !== 'function' &&
+    !(typeof WebAssembly !== 'undefined' && quickjs instanceof WebAssembly.Module)
+  ) {
+    throw new IsoagentError(
+      'invalid_argument',
+      'quickjs must be a QuickJsLoader function or a WebAssembly.Module',
     )
   }
 }
@@ -185,6 +205,8 @@ export class Agent {
       options.toolResultTransformPolicy ?? ToolResultTransformPolicy.conservative(),
     )
     const gitAuthor = options.gitAuthor
+    const quickjs = options.quickjs
+    const loader = quickjs instanceof WebAssembly.Module ? quickJsFromModule(quickjs) : quickjs
     const tools = builtinTools
       .filter((tool) => tool.available(workspace.capabilities))
       .map((tool) =>
@@ -193,7 +215,9 @@ export class Agent {
               name: gitAuthor.name,
               email: gitAuthor.email,
             }) as unknown as typeof tool)
-          : tool,
+          : tool.name === 'program' && loader !== undefined
+            ? (createProgramTool(loader) as unknown as typeof tool)
+            : tool,
       )
     const reserved = new Set(builtinTools.map((t) => t.name))
     const custom = (options.tools ?? []).map((t) => customToolSpec(t, reserved))

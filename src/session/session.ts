@@ -49,6 +49,20 @@ export interface BashOptions {
   signal?: AbortSignal
 }
 
+/** Options of {@link Session.program}: the `program` tool's arguments in SDK spelling. */
+export interface ProgramOptions {
+  /** The program: `export default async function run(ctx, inputs) { ... }` or a function body. */
+  source?: string
+  /** A `.js`/`.mjs` file of the workspace holding the program (instead of `source`). */
+  path?: string
+  /** Any JSON value, handed to the program as a copy. */
+  inputs?: unknown
+  /** Only these tools may be called from the program (default: all but `program`). */
+  allowedTools?: string[]
+  limits?: { timeoutMs?: number; maxToolCalls?: number; maxOutputBytes?: number }
+  signal?: AbortSignal
+}
+
 /** Options of {@link Session.editFile}. */
 export interface EditOptions {
   replace_all?: boolean
@@ -279,6 +293,26 @@ export class Session {
     options: CallOptions = {},
   ): Promise<ToolResult> {
     return this.tool('git', { ...args, command }, options)
+  }
+
+  /**
+   * Run a program with the `program` tool (host-direct: its tool calls keep the host's trust,
+   * as `batch`'s do; use `governedTool('program', ...)` for the model-side path). Never throws:
+   * failures, limits included, are results (`metadata.limit` names the limit hit).
+   */
+  program(options: ProgramOptions): Promise<ToolResult> {
+    const { source, path, inputs, allowedTools, limits, signal } = options ?? {}
+    return this.tool(
+      'program',
+      {
+        ...(source !== undefined ? { source } : {}),
+        ...(path !== undefined ? { path } : {}),
+        ...(inputs !== undefined ? { inputs } : {}),
+        ...(allowedTools !== undefined ? { allowed_tools: allowedTools } : {}),
+        ...(limits !== undefined ? { limits } : {}),
+      },
+      signal ? { signal } : {},
+    )
   }
 
   /** Refuse new calls, abort running ones and pending confirmations, end event streams. */

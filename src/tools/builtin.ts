@@ -4,6 +4,7 @@ import { editTool } from './edit.ts'
 import { gitTool } from './git/git.ts'
 import { lsTool } from './ls.ts'
 import { patchTool } from './patch.ts'
+import { programTool } from './program/program.ts'
 import { readTool } from './read.ts'
 import { searchTool } from './search/search.ts'
 import type { ToolSpec } from '../kernel/tool-spec.ts'
@@ -20,4 +21,5 @@ export const builtinTools = [
   bashTool,
   gitTool,
   batchTool,
+  programTool,
 ] as unknown as readonly ToolSpec<Record<string, unknown>>[]

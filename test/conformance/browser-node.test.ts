@@ -117,6 +117,7 @@ describe('browserWorkspace specifics (fake-indexeddb)', () => {
       'search',
       'git',
       'batch',
+      'program',
     ])
     expect(() => browserWorkspace({ name: '' })).toThrow(IsoagentError)
   })

@@ -34,6 +34,7 @@ describe('isoagent CLI (built bin)', () => {
       'bash',
       'git',
       'batch',
+      'program',
       'Call',
     ])
     // Each tool: its first sentence, then its arguments (required ones starred) with their

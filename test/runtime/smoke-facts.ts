@@ -25,6 +25,7 @@ export function expectKeyFacts(record: SmokeRecord): void {
     'search',
     'git',
     'batch',
+    'program',
   ])
 
   // read: CRLF line endings are not shown in the output; the BOM is not part of line 1.

@@ -1,0 +1,455 @@
+import type { QuickJSContext, QuickJSHandle } from 'quickjs-emscripten-core'
+import { utf8Length } from '../../text/bytes.ts'
+import type { ToolResult } from '../../tool-result.ts'
+import { GUEST_PRELUDE } from './guest-prelude.ts'
+import { PROGRAM_MEMORY_BYTES, type QuickJsPool } from './quickjs-pool.ts'
+
+/** QuickJS's own stack limit: below the host's, so deep recursion is a guest `InternalError`. */
+export const PROGRAM_STACK_BYTES = 256 * 1024
+/**
+ * Interrupt checks a program may use per second of `timeoutMs`: the CPU bound that holds where
+ * the clock stands still between I/O, as in deployed Workers. QuickJS checks for an interrupt
+ * every few thousand operations: 1,400 to 20,000 checks per CPU-second were measured (code in
+ * promise callbacks is checked most often), so where the clock runs the wall-time limit trips
+ * first, and where it stands still a busy program stops after about 2.5 to 35 times `timeoutMs`.
+ */
+export const INTERRUPTS_PER_SECOND = 50_000
+/** Bounds of `metadata.logs`. */
+export const LOG_LIMITS = { entries: 100, entryBytes: 4096, totalBytes: 16_384 } as const
+
+/** Limits of one program run. */
+export interface ProgramLimits {
+  timeoutMs: number
+  maxToolCalls: number
+  maxOutputBytes: number
+}
+
+/** The limit a failed program hit. */
+export type ProgramLimit =
+  'memory' | 'stack' | 'cpu' | 'timeout' | 'max_tool_calls' | 'max_output_bytes'
+
+/** What a program may reach of the host. */
+export interface ProgramHost {
+  callTool(name: string, args: unknown): Promise<ToolResult>
+  signal: AbortSignal
+  /** Clock for the wall-time limit (tests stop it to show the interrupt count holds). */
+  now?: () => number
+}
+
+/** The script to run. */
+export interface ProgramSource {
+  source: string
+  filename: string
+  /** An ES module with `export default`; else a function body (`ctx`, `inputs` in scope). */
+  isModule: boolean
+}
+
+interface RunFacts {
+  toolCalls: number
+  durationMs: number
+  logs: string[]
+  logsDropped: number
+  memoryBytes: number
+}
+
+/** How a run ended. */
+export type ProgramOutcome = RunFacts &
+  (
+    | { status: 'ok'; valueJson: string | undefined }
+    | {
+        status: 'error'
+        errorName: string
+        message: string
+        stack: string
+        line?: number
+        column?: number
+      }
+    | { status: 'limit'; limit: ProgramLimit; message: string }
+    | { status: 'cancelled' }
+  )
+
+type Stop =
+  | { status: 'limit'; limit: ProgramLimit; message: string }
+  | { status: 'cancelled' }
+  | { status: 'error'; errorName: string; message: string; stack: string }
+
+/** The name the prelude reports an oversized return value under. */
+const OUTPUT_LIMIT_ERROR = 'OutputLimitError'
+const SCRIPT_PREFIX = '(async function run(ctx, inputs) {'
+
+function limitStop(limit: ProgramLimit, message: string): Stop {
+  return { status: 'limit', limit, message }
+}
+
+/** Maps a guest exception to the limit it means, if any. */
+function limitOf(name: string, message: string): ProgramLimit | undefined {
+  if (name === 'InternalError' && /^out of memory$/i.test(message)) return 'memory'
+  if (name === 'InternalError' && /^stack overflow$/i.test(message)) return 'stack'
+  if (name === 'RangeError' && /call stack size/i.test(message)) return 'stack'
+  return undefined
+}
+
+function errorFields(vm: QuickJSContext, handle: QuickJSHandle): Stop {
+  try {
+    const dumped = vm.dump(handle) as unknown
+    if (typeof dumped === 'object' && dumped !== null) {
+      const e = dumped as { name?: unknown; message?: unknown; stack?: unknown }
+      return {
+        status: 'error',
+        errorName: String(e.name ?? 'Error'),
+        message: String(e.message ?? ''),
+        stack: String(e.stack ?? ''),
+      }
+    }
+    return { status: 'error', errorName: 'Error', message: String(dumped), stack: '' }
+  } catch {
+    return { status: 'error', errorName: 'InternalError', message: 'out of memory', stack: '' }
+  }
+}
+
+/** Run one program in a fresh QuickJS runtime of a pooled instance. Never throws after acquire. */
+export async function runProgram(
+  pool: QuickJsPool,
+  program: ProgramSource,
+  inputsJson: string,
+  limits: ProgramLimits,
+  host: ProgramHost,
+): Promise<ProgramOutcome> {
+  const now = host.now ?? Date.now
+  const startedAt = Date.now()
+  const deadline = now() + limits.timeoutMs
+  const maxInterrupts = Math.ceil((limits.timeoutMs / 1000) * INTERRUPTS_PER_SECOND)
+  const instance = await pool.acquire()
+  const logs: string[] = []
+  let logBytes = 0
+  let logsDropped = 0
+  let toolCalls = 0
+  let interrupts = 0
+  let stop: Stop | undefined
+  let done: { valueJson: string | undefined } | undefined
+  let closed = false
+  let healthy = true
+  let wake: () => void = () => {}
+  /** Tool calls the guest waits for, and answers not yet handed to it. */
+  let pending = 0
+  const answers: { id: number; json: string }[] = []
+  const handles: QuickJSHandle[] = []
+
+  const halt = (reason: Stop) => {
+    if (stop === undefined && done === undefined) stop = reason
+    wake()
+  }
+  const finished = () => stop !== undefined || done !== undefined
+
+  const rt = instance.module.newRuntime()
+  rt.setMaxStackSize(PROGRAM_STACK_BYTES)
+  rt.setInterruptHandler(() => {
+    if (finished()) return true
+    if (host.signal.aborted) {
+      halt({ status: 'cancelled' })
+      return true
+    }
+    interrupts++
+    if (interrupts > maxInterrupts) {
+      halt(
+        limitStop(
+          'cpu',
+          `the program used more than its CPU budget (${maxInterrupts} interrupt checks for timeoutMs ${limits.timeoutMs})`,
+        ),
+      )
+      return true
+    }
+    if (now() > deadline) {
+      halt(limitStop('timeout', `the program ran past timeoutMs (${limits.timeoutMs} ms)`))
+      return true
+    }
+    return false
+  })
+  const vm = rt.newContext()
+
+  const timer = setTimeout(
+    () => halt(limitStop('timeout', `the program ran past timeoutMs (${limits.timeoutMs} ms)`)),
+    limits.timeoutMs,
+  )
+  const onAbort = () => halt({ status: 'cancelled' })
+  host.signal.addEventListener('abort', onAbort, { once: true })
+  if (host.signal.aborted) onAbort()
+
+  const readString = (h: QuickJSHandle | undefined): string | undefined =>
+    h !== undefined && vm.typeof(h) === 'string' ? vm.getString(h) : undefined
+
+  let settleFn: QuickJSHandle | undefined
+  /** Hand the answers that arrived to the guest (each resolves its call's promise). */
+  const deliver = () => {
+    while (answers.length > 0 && !finished() && settleFn !== undefined) {
+      const { id, json } = answers.shift()!
+      const idHandle = vm.newNumber(id)
+      let text: QuickJSHandle
+      try {
+        text = vm.newString(json)
+      } catch {
+        idHandle.dispose()
+        halt(
+          limitStop(
+            'memory',
+            `the program ran out of memory (the cap is ${PROGRAM_MEMORY_BYTES} bytes)`,
+          ),
+        )
+        return
+      }
+      const called = vm.callFunction(settleFn, vm.undefined, idHandle, text)
+      idHandle.dispose()
+      text.dispose()
+      if (called.error) {
+        halt(errorFields(vm, called.error))
+        called.error.dispose()
+      } else called.value.dispose()
+    }
+  }
+
+  const define = (name: string, fn: (...args: QuickJSHandle[]) => QuickJSHandle | undefined) => {
+    const handle = vm.newFunction(name, fn)
+    vm.setProp(vm.global, name, handle)
+    handle.dispose()
+  }
+
+  const outcome = (): ProgramOutcome => {
+    const facts: RunFacts = {
+      toolCalls,
+      durationMs: Date.now() - startedAt,
+      logs,
+      logsDropped,
+      memoryBytes: instance.memory.buffer.byteLength,
+    }
+    if (done !== undefined) return { ...facts, status: 'ok', valueJson: done.valueJson }
+    const s = stop ?? {
+      status: 'error',
+      errorName: 'Error',
+      message: 'the program ended without a result',
+      stack: '',
+    }
+    if (s.status === 'error' && s.errorName === OUTPUT_LIMIT_ERROR) {
+      return { ...facts, status: 'limit', limit: 'max_output_bytes', message: s.message }
+    }
+    if (s.status === 'error') {
+      const limit = limitOf(s.errorName, s.message)
+      if (limit !== undefined) {
+        return {
+          ...facts,
+          status: 'limit',
+          limit,
+          message:
+            limit === 'memory'
+              ? `the program ran out of memory (the cap is ${PROGRAM_MEMORY_BYTES} bytes)`
+              : `the program overflowed its stack (${PROGRAM_STACK_BYTES} bytes)`,
+        }
+      }
+      const at = locate(s.stack, program)
+      return { ...facts, ...s, ...at }
+    }
+    return { ...facts, ...s }
+  }
+
+  try {
+    define('__iso_call', (nameHandle, argsHandle, idHandle) => {
+      if (finished()) throw new Error('the program has stopped')
+      const name = readString(nameHandle) ?? ''
+      const argsJson = readString(argsHandle) ?? '{}'
+      toolCalls++
+      if (toolCalls > limits.maxToolCalls) {
+        halt(
+          limitStop(
+            'max_tool_calls',
+            `the program made more than maxToolCalls (${limits.maxToolCalls}) tool calls`,
+          ),
+        )
+        throw new Error('maxToolCalls reached')
+      }
+      const id =
+        idHandle !== undefined && vm.typeof(idHandle) === 'number' ? vm.getNumber(idHandle) : 0
+      pending++
+      let args: unknown
+      try {
+        args = JSON.parse(argsJson)
+      } catch {
+        args = undefined
+      }
+      void host
+        .callTool(name, args)
+        .then(guestResult, (error: unknown) =>
+          JSON.stringify({
+            output: `tool call failed: ${String(error)}`,
+            exitCode: 1,
+            metadata: {},
+          }),
+        )
+        .then((json) => {
+          pending--
+          if (closed) return
+          answers.push({ id, json })
+          wake()
+        })
+      return undefined
+    })
+    define('__iso_log', (line) => {
+      const text = readString(line) ?? ''
+      const cut =
+        text.length > LOG_LIMITS.entryBytes ? `${text.slice(0, LOG_LIMITS.entryBytes)}…` : text
+      const bytes = utf8Length(cut)
+      if (logs.length >= LOG_LIMITS.entries || logBytes + bytes > LOG_LIMITS.totalBytes)
+        logsDropped++
+      else {
+        logs.push(cut)
+        logBytes += bytes
+      }
+      return undefined
+    })
+    define('__iso_done', (value) => {
+      if (!finished()) done = { valueJson: readString(value) }
+      wake()
+      return undefined
+    })
+    define('__iso_fail', (name, message, stack) => {
+      halt({
+        status: 'error',
+        errorName: readString(name) ?? 'Error',
+        message: readString(message) ?? '',
+        stack: readString(stack) ?? '',
+      })
+      return undefined
+    })
+
+    const prelude = vm.evalCode(GUEST_PRELUDE, 'isoagent:prelude', { type: 'global', strict: true })
+    if (prelude.error) {
+      halt(errorFields(vm, prelude.error))
+      prelude.error.dispose()
+    } else {
+      handles.push(prelude.value)
+      const start = vm.getProp(prelude.value, 0)
+      handles.push(start)
+      settleFn = vm.getProp(prelude.value, 1)
+      handles.push(settleFn)
+      const code = program.isModule ? program.source : `${SCRIPT_PREFIX}${program.source}\n})`
+      const entry = vm.evalCode(code, program.filename, {
+        type: program.isModule ? 'module' : 'global',
+        strict: program.isModule,
+      })
+      if (entry.error) {
+        halt(errorFields(vm, entry.error))
+        entry.error.dispose()
+      } else {
+        handles.push(entry.value)
+        const flag = program.isModule ? vm.true : vm.false
+        const inputs = vm.newString(inputsJson)
+        handles.push(inputs)
+        const max = vm.newNumber(limits.maxOutputBytes)
+        handles.push(max)
+        const called = vm.callFunction(start, vm.undefined, entry.value, flag, inputs, max)
+        if (called.error) {
+          halt(errorFields(vm, called.error))
+          called.error.dispose()
+        } else called.value.dispose()
+      }
+    }
+
+    for (;;) {
+      deliver()
+      const jobs = rt.executePendingJobs()
+      if (jobs.error) {
+        const fields = errorFields(vm, jobs.error)
+        jobs.error.dispose()
+        halt(fields)
+      }
+      if (finished()) break
+      if (pending === 0 && answers.length === 0) {
+        halt({
+          status: 'error',
+          errorName: 'Error',
+          message:
+            'the program is waiting on a promise that can never settle (the guest has no timers or I/O besides ctx)',
+          stack: '',
+        })
+        break
+      }
+      await new Promise<void>((resolve) => {
+        wake = resolve
+      })
+      wake = () => {}
+    }
+  } catch (error) {
+    healthy = false
+    const message = error instanceof Error ? error.message : String(error)
+    const limit = /call stack size/i.test(message)
+      ? 'stack'
+      : /out of memory|memory access out of bounds/i.test(message)
+        ? 'memory'
+        : undefined
+    halt(
+      limit === undefined
+        ? {
+            status: 'error',
+            errorName: 'InternalError',
+            message: `the program's interpreter failed: ${message}`,
+            stack: '',
+          }
+        : limitStop(
+            limit,
+            limit === 'stack'
+              ? `the program overflowed its stack (${PROGRAM_STACK_BYTES} bytes)`
+              : `the program ran out of memory (the cap is ${PROGRAM_MEMORY_BYTES} bytes)`,
+          ),
+    )
+  }
+  {
+    closed = true
+    clearTimeout(timer)
+    host.signal.removeEventListener('abort', onAbort)
+    const result = outcome()
+    // An instance that ran out of memory may hold objects it could not finish building; it is
+    // dropped whole (its memory goes with it) instead of freeing the runtime inside it.
+    if (result.status === 'limit' && result.limit === 'memory') healthy = false
+    if (healthy)
+      try {
+        for (const handle of handles) if (handle.alive) handle.dispose()
+        vm.dispose()
+        rt.dispose()
+      } catch {
+        healthy = false
+      }
+    pool.release(instance, healthy)
+    return limitOutput(result, limits)
+  }
+}
+
+function guestResult(result: ToolResult): string {
+  return JSON.stringify({
+    output: result.output,
+    exitCode: result.exitCode,
+    metadata: result.metadata ?? {},
+    ...(result.errorKind ? { errorKind: result.errorKind } : {}),
+  })
+}
+
+function limitOutput(result: ProgramOutcome, limits: ProgramLimits): ProgramOutcome {
+  if (result.status !== 'ok' || result.valueJson === undefined) return result
+  const bytes = utf8Length(result.valueJson)
+  if (bytes <= limits.maxOutputBytes) return result
+  const { valueJson: _v, ...facts } = result
+  return {
+    ...facts,
+    status: 'limit',
+    limit: 'max_output_bytes',
+    message: `the program's return value is ${bytes} bytes of JSON, over maxOutputBytes (${limits.maxOutputBytes})`,
+  }
+}
+
+function locate(stack: string, program: ProgramSource): { line?: number; column?: number } {
+  const escaped = program.filename.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+  const match = new RegExp(`${escaped}:(\\d+)(?::(\\d+))?`).exec(stack)
+  if (match === null) return {}
+  const line = Number(match[1])
+  let column = match[2] === undefined ? undefined : Number(match[2])
+  if (!program.isModule && line === 1 && column !== undefined)
+    column = Math.max(1, column - SCRIPT_PREFIX.length)
+  return column === undefined ? { line } : { line, column }
+}
