@@ -249,7 +249,7 @@ export class Session {
 
   /**
    * Run `command` with the `bash` tool (host-direct) and return its output. Throws
-   * `IsoagentError` when the call fails (non-zero exit: code `io`; deadline: `timeout`; cancel:
+   * `IsoagentError` when the call fails (non-zero exit: code `transport`, the result's `errorKind`; deadline: `timeout`; cancel:
    * `cancelled`; bad arguments: `invalid_argument`), with `errorKind`, `exitCode` and the whole
    * `output` in `data`.
    */

@@ -58,7 +58,7 @@ describe('bash tool on a local workspace', () => {
     expect(meta(r).exit_code).toBe(3)
     const thrown = await session.bash('echo partial; exit 3').catch((e: unknown) => e)
     expect(thrown).toBeInstanceOf(IsoagentError)
-    expect(thrown).toMatchObject({ code: 'io', data: { exitCode: 3 } })
+    expect(thrown).toMatchObject({ code: 'transport', data: { exitCode: 3 } })
     expect((thrown as IsoagentError).data.output).toContain('partial')
   })
 
