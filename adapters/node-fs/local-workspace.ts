@@ -6,7 +6,6 @@ import * as nodePath from 'node:path'
 import * as nodeFs from 'node:fs'
 import {
   checkPrecondition,
-  isomorphicGitBackend,
   type GitBackend,
   type IsoGitFs,
   IsoagentError,
@@ -16,6 +15,7 @@ import {
   type WorkspaceServices,
   type WriteOptions,
 } from '../../src/index.ts'
+import { deferredGitBackend, lazyIsomorphicGitBackend } from '../../src/tools/git/lazy-backend.ts'
 import { fromErrno, listingOf, listingPage, localFiles } from './local-files.ts'
 import { nodeShell } from './node-shell.ts'
 import { workerScanner } from './scan-pool.ts'
@@ -74,10 +74,15 @@ function defaultSearchThreads(): number {
   return cpus > 1 ? Math.min(cpus, 4) : 0
 }
 
-/** The git backend for a local repository at `root`. */
+/**
+ * The git backend for a local repository at `root`. `auto` looks for the git executable at the
+ * first use, not when the workspace opens (a session that runs no `git` spawns no process).
+ */
 function localGitBackend(root: string, mode: 'auto' | 'cli' | 'isomorphic'): GitBackend {
-  if (mode === 'cli' || (mode === 'auto' && gitCliAvailable())) return gitCliBackend(root)
-  return isomorphicGitBackend({
+  if (mode === 'auto')
+    return deferredGitBackend(() => localGitBackend(root, gitCliAvailable() ? 'cli' : 'isomorphic'))
+  if (mode === 'cli') return gitCliBackend(root)
+  return lazyIsomorphicGitBackend({
     fs: nodeFs as unknown as IsoGitFs,
     dir: root,
     displayRoot: root,
