@@ -1,5 +1,13 @@
 import { spawn, spawnSync } from 'node:child_process'
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import {
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -137,10 +145,54 @@ describe('isoagent CLI bundle', () => {
       expect(probe.stdout).toBe('ready\n')
       const grep = run('call', 'search', '{"mode":"grep","query":"alpha","output_mode":"count"}')
       expect(grep).toMatchObject({ status: 0, stdout: 'a.txt:1\n' })
+      // Chunks loaded on first use, from beside the bundle: RE2 for a risky pattern (in the
+      // scan worker too), isomorphic-git where no git executable is on PATH.
+      const risky = run(
+        'call',
+        'search',
+        '{"mode":"grep","query":"(al|x+)+pha","output_mode":"count"}',
+      )
+      expect(risky).toMatchObject({ status: 0, stdout: 'a.txt:1\n' })
+      const repo = mkdtempSync(join(tmpdir(), 'isoagent-pkg-repo-'))
+      try {
+        const git = (command: string) =>
+          spawnSync(
+            process.execPath,
+            [join(pkg, 'bin/isoagent.mjs'), 'call', 'git', JSON.stringify({ command }), '-w', repo],
+            { encoding: 'utf8', env: { ...process.env, PATH: '' } },
+          )
+        expect(git('init')).toMatchObject({ status: 0 })
+        expect(git('status')).toMatchObject({ status: 0, stdout: '## No commits yet on main\n' })
+      } finally {
+        rmSync(repo, { recursive: true, force: true })
+      }
     } finally {
       rmSync(pkg, { recursive: true, force: true })
     }
   }, 60_000)
+
+  it('starts without isomorphic-git, RE2 or the AWS SDK: chunks of their own, loaded when used', () => {
+    const cliDir = fileURLToPath(new URL('../../dist/cli/', import.meta.url))
+    const code = (file: string) => readFileSync(join(cliDir, file), 'utf8')
+    // The chunks `isoagent.js` loads before it runs: its static imports, transitively.
+    const startup = new Set<string>()
+    const queue = ['isoagent.js']
+    for (let file; (file = queue.pop()) !== undefined;) {
+      if (startup.has(file)) continue
+      startup.add(file)
+      for (const m of code(file).matchAll(
+        /\bimport\s*(?:[\w$\s{},*]+from\s*)?"\.\/([\w.-]+\.js)"/g,
+      ))
+        queue.push(m[1]!)
+    }
+    const atStart = [...startup].map(code).join('\n')
+    const all = readdirSync(cliDir).map(code).join('\n')
+    // isomorphic-git, re2js and @aws-sdk/client-s3, by strings of theirs.
+    for (const marker of ['git-upload-pack', 'invalid nested repetition operator', 'S3Client']) {
+      expect(all).toContain(marker)
+      expect(atStart).not.toContain(marker)
+    }
+  })
 })
 
 describe('isoagent verify (built bin)', () => {
