@@ -3,6 +3,8 @@ import { statSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { Agent, type WorkspaceServices } from '../adapters/index.ts'
+import { memoryWorkspace } from '../adapters/memory/index.ts'
+import { localWorkspace } from '../adapters/node-fs/index.ts'
 
 const USAGE = `isoagent serve — the HTTP API over a workspace
 
@@ -28,7 +30,6 @@ async function workspaceOf(
   spec: string,
 ): Promise<{ open: () => WorkspaceServices; describe: string }> {
   if (spec === 'memory') {
-    const { memoryWorkspace } = await import('../adapters/memory/index.ts')
     const shared = memoryWorkspace()
     return { open: () => shared, describe: 'a memory workspace' }
   }
@@ -53,7 +54,6 @@ async function workspaceOf(
   const root = resolve(spec)
   if (!statSync(root, { throwIfNoEntry: false })?.isDirectory())
     throw new Error(`workspace ${spec} is not a directory (nor s3://... nor memory)`)
-  const { localWorkspace } = await import('../adapters/node-fs/index.ts')
   return { open: () => localWorkspace(root), describe: root }
 }
 
