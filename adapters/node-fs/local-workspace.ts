@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto'
 import { realpathSync, statSync } from 'node:fs'
 import * as fs from 'node:fs/promises'
 import { availableParallelism } from 'node:os'
@@ -66,6 +65,12 @@ export interface LocalWorkspaceOptions {
    * overlayfs, zfs and f2fs, on the root's device: never on network or FUSE file systems.
    */
   listingCache?: boolean
+}
+
+/** A random suffix for a temp file's name (node:crypto loads at the first write, not at start). */
+let nodeCrypto: Promise<typeof import('node:crypto')> | undefined
+async function tempSuffix(): Promise<string> {
+  return (await (nodeCrypto ??= import('node:crypto'))).randomBytes(6).toString('hex')
 }
 
 /** See {@link LocalWorkspaceOptions.searchThreads}. */
@@ -184,7 +189,7 @@ export function localWorkspace(
         }
         const temp = nodePath.join(
           dir,
-          `.${nodePath.basename(real)}.${randomBytes(6).toString('hex')}.isoagent-tmp`,
+          `.${nodePath.basename(real)}.${await tempSuffix()}.isoagent-tmp`,
         )
         try {
           await fs.writeFile(temp, data, { flag: 'wx', mode: current?.mode ?? 0o666 })
