@@ -195,6 +195,29 @@ describe('isoagent CLI bundle', () => {
   })
 })
 
+describe('isoagent call read, started', () => {
+  it('loads no node:crypto, child_process or web streams: the modules it does not use', () => {
+    const entry = new URL('../../dist/cli/isoagent.js', import.meta.url).href
+    const script = `const { main } = await import(${JSON.stringify(entry)})
+      const write = process.stdout.write.bind(process.stdout)
+      process.stdout.write = () => true
+      const code = await main(['call', 'read', '{"file_path":"a.txt","limit":1}', '-w', ${JSON.stringify(dir)}])
+      process.stdout.write = write
+      console.log(JSON.stringify({ code, loaded: process.moduleLoadList }))`
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+      encoding: 'utf8',
+    })
+    const { code, loaded } = JSON.parse(child.stdout) as { code: number; loaded: string[] }
+    expect(code).toBe(0)
+    for (const module of [
+      'NativeModule crypto',
+      'NativeModule child_process',
+      'NativeModule internal/webstreams/readablestream',
+    ])
+      expect(loaded).not.toContain(module)
+  })
+})
+
 describe('isoagent verify (built bin)', () => {
   const spec = (commands: unknown[]) => {
     const file = join(dir, `verify-${Math.random().toString(36).slice(2)}.json`)
