@@ -2,7 +2,9 @@ import { randomBytes } from 'node:crypto'
 import { statSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
-import type { WorkspaceServices } from '../adapters/index.ts'
+import { Agent, type WorkspaceServices } from '../adapters/index.ts'
+import { memoryWorkspace } from '../adapters/memory/index.ts'
+import { localWorkspace } from '../adapters/node-fs/index.ts'
 
 const USAGE = `isoagent serve — the HTTP API over a workspace
 
@@ -28,14 +30,13 @@ async function workspaceOf(
   spec: string,
 ): Promise<{ open: () => WorkspaceServices; describe: string }> {
   if (spec === 'memory') {
-    const { memoryWorkspace } = await import('../adapters/index.ts')
     const shared = memoryWorkspace()
     return { open: () => shared, describe: 'a memory workspace' }
   }
   const s3 = /^s3:\/\/([^/]+)\/?(.*)$/.exec(spec)
   if (s3 !== null) {
     const [{ s3Workspace }, { S3Client }] = await Promise.all([
-      import('../adapters/s3/index.ts'),
+      import('../adapters/s3/s3-workspace.ts'),
       import('@aws-sdk/client-s3'),
     ])
     const env = process.env
@@ -53,7 +54,6 @@ async function workspaceOf(
   const root = resolve(spec)
   if (!statSync(root, { throwIfNoEntry: false })?.isDirectory())
     throw new Error(`workspace ${spec} is not a directory (nor s3://... nor memory)`)
-  const { localWorkspace } = await import('../adapters/node-fs/index.ts')
   return { open: () => localWorkspace(root), describe: root }
 }
 
@@ -104,8 +104,9 @@ export async function serveCommand(
     err.write(`isoagent serve: ${(error as Error).message}\n`)
     return 2
   }
-  const [{ createApp, Agent, VERSION }, { serve }] = await Promise.all([
-    import('../edge/index.ts'),
+  const [{ createApp }, { VERSION }, { serve }] = await Promise.all([
+    import('../edge/app.ts'),
+    import('../edge/version.ts'),
     import('../edge/node.ts'),
   ])
   let tools: string[]

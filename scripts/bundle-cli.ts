@@ -1,13 +1,19 @@
 /**
  * Bundles the CLI into dist/cli/: `isoagent.js` (bin/cli.ts with everything it imports) and
  * `scan-worker.js` (the local workspace's search worker, which the bundled scan pool starts from
- * beside itself). One minified file per entry starts several times faster than the ~100 modules
- * of dist/ it replaces (no resolving, reading and linking of each). Part of `npm run build`.
+ * beside itself), plus the `chunk-*.js` files they share and the ones behind dynamic imports
+ * (`serve`, isomorphic-git, RE2, ...), which load only when a call needs them. A few minified
+ * files start several times faster than the ~100 modules of dist/ they replace (no resolving,
+ * reading and linking of each). Part of `npm run build`.
  */
 import { build } from 'esbuild'
+import { rmSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
+
+// Chunk names carry a content hash: clear the chunks of earlier builds.
+rmSync(new URL('../dist/cli', import.meta.url), { recursive: true, force: true })
 
 await build({
   absWorkingDir: root,
@@ -20,8 +26,9 @@ await build({
   minify: true,
   platform: 'node',
   format: 'esm',
+  splitting: true,
   target: 'node20',
-  // CommonJS dependencies (isomorphic-git) call require() for Node built-ins.
+  // CommonJS dependencies (isomorphic-git, the AWS SDK) call require() for Node built-ins.
   banner: {
     js: "import { createRequire as __isoagentRequire } from 'node:module'; const require = __isoagentRequire(import.meta.url);",
   },

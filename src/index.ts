@@ -74,7 +74,8 @@ export {
 export type { GitAuthor } from './tools/git/git.ts'
 export { runFileScanJob } from './tools/search/pipeline/scan-job.ts'
 export { gitStoppedError, stoppableGitBackend } from './tools/git/stopping.ts'
-export { isomorphicGitBackend } from './tools/git/isomorphic-backend.ts'
+// The backend loads isomorphic-git at its first operation: importing isoagent does not.
+export { lazyIsomorphicGitBackend as isomorphicGitBackend } from './tools/git/lazy-backend.ts'
 export type { IsomorphicBackendOptions } from './tools/git/isomorphic-backend.ts'
 export { workspaceGitFs } from './tools/git/fs-bridge.ts'
 export type { IsoGitFs, IsoGitStat } from './tools/git/fs-bridge.ts'

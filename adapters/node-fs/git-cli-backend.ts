@@ -1,4 +1,3 @@
-import { execFileSync, spawn } from 'node:child_process'
 import { readFile, readdir, lstat, rm } from 'node:fs/promises'
 import * as nodePath from 'node:path'
 import { performance } from 'node:perf_hooks'
@@ -62,13 +61,16 @@ const GROUPS = process.platform !== 'win32'
 const ZERO_OID = '0000000000000000000000000000000000000000'
 const decoder = new TextDecoder()
 
+/** node:child_process, loaded at the first git command rather than with this module. */
+const childProcess = () => process.getBuiltinModule('node:child_process')
+
 let detected: boolean | undefined
 
 /** Whether a `git` executable is on PATH (checked once per process). */
 export function gitCliAvailable(): boolean {
   if (detected === undefined) {
     try {
-      execFileSync('git', ['--version'], { stdio: 'ignore', timeout: 10_000 })
+      childProcess().execFileSync('git', ['--version'], { stdio: 'ignore', timeout: 10_000 })
       detected = true
     } catch {
       detected = false
@@ -208,7 +210,7 @@ function cliBackend(root: string, options: GitCliBackendOptions, call: CallState
   ): Promise<RunResult> {
     return new Promise((resolve, reject) => {
       const signal = call.signal
-      const child = spawn(executable, [...prefixArgs, ...args], {
+      const child = childProcess().spawn(executable, [...prefixArgs, ...args], {
         cwd: root,
         env: { ...baseEnv, ...options.env },
         stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto'
 import { realpathSync, statSync } from 'node:fs'
 import * as fs from 'node:fs/promises'
 import { availableParallelism } from 'node:os'
@@ -6,7 +5,6 @@ import * as nodePath from 'node:path'
 import * as nodeFs from 'node:fs'
 import {
   checkPrecondition,
-  isomorphicGitBackend,
   type GitBackend,
   type IsoGitFs,
   IsoagentError,
@@ -16,6 +14,7 @@ import {
   type WorkspaceServices,
   type WriteOptions,
 } from '../../src/index.ts'
+import { deferredGitBackend, lazyIsomorphicGitBackend } from '../../src/tools/git/lazy-backend.ts'
 import { fromErrno, listingOf, listingPage, localFiles } from './local-files.ts'
 import { nodeShell } from './node-shell.ts'
 import { workerScanner } from './scan-pool.ts'
@@ -68,16 +67,27 @@ export interface LocalWorkspaceOptions {
   listingCache?: boolean
 }
 
+/** A random suffix for a temp file's name (node:crypto loads at the first write, not at start). */
+let nodeCrypto: Promise<typeof import('node:crypto')> | undefined
+async function tempSuffix(): Promise<string> {
+  return (await (nodeCrypto ??= import('node:crypto'))).randomBytes(6).toString('hex')
+}
+
 /** See {@link LocalWorkspaceOptions.searchThreads}. */
 function defaultSearchThreads(): number {
   const cpus = availableParallelism()
   return cpus > 1 ? Math.min(cpus, 4) : 0
 }
 
-/** The git backend for a local repository at `root`. */
+/**
+ * The git backend for a local repository at `root`. `auto` looks for the git executable at the
+ * first use, not when the workspace opens (a session that runs no `git` spawns no process).
+ */
 function localGitBackend(root: string, mode: 'auto' | 'cli' | 'isomorphic'): GitBackend {
-  if (mode === 'cli' || (mode === 'auto' && gitCliAvailable())) return gitCliBackend(root)
-  return isomorphicGitBackend({
+  if (mode === 'auto')
+    return deferredGitBackend(() => localGitBackend(root, gitCliAvailable() ? 'cli' : 'isomorphic'))
+  if (mode === 'cli') return gitCliBackend(root)
+  return lazyIsomorphicGitBackend({
     fs: nodeFs as unknown as IsoGitFs,
     dir: root,
     displayRoot: root,
@@ -179,7 +189,7 @@ export function localWorkspace(
         }
         const temp = nodePath.join(
           dir,
-          `.${nodePath.basename(real)}.${randomBytes(6).toString('hex')}.isoagent-tmp`,
+          `.${nodePath.basename(real)}.${await tempSuffix()}.isoagent-tmp`,
         )
         try {
           await fs.writeFile(temp, data, { flag: 'wx', mode: current?.mode ?? 0o666 })

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process'
 import { lstatSync, readdirSync, readFileSync } from 'node:fs'
 import { homedir } from 'node:os'
 import * as nodePath from 'node:path'
@@ -140,7 +139,8 @@ export function nodeShell(options: NodeShellOptions): Shell {
       return new Promise<ShellOutcome>((resolve, reject) => {
         let child
         try {
-          child = spawn('bash', args, {
+          // node:child_process loads at the first command, not with this module.
+          child = process.getBuiltinModule('node:child_process').spawn('bash', args, {
             cwd,
             env: { ...baseEnv, ...request.env },
             detached: true,

@@ -193,6 +193,22 @@ export class LineWindowCollector {
   }
 }
 
+/**
+ * The window of a file's bytes read at once: what {@link collectLineWindow} gives for a stream of
+ * them in one chunk.
+ */
+export function lineWindowOf(
+  bytes: Uint8Array,
+  options: LineWindowOptions,
+  signal?: AbortSignal,
+): LineWindow {
+  if (signal?.aborted)
+    throw new IsoagentError('cancelled', 'read cancelled', { cause: signal.reason })
+  const collector = new LineWindowCollector(options)
+  collector.push(bytes)
+  return collector.canStop ? collector.finish(false) : collector.finish()
+}
+
 /** Drain a byte stream into a {@link LineWindowCollector}. */
 export async function collectLineWindow(
   stream: ReadableStream<Uint8Array>,

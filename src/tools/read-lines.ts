@@ -1,5 +1,10 @@
 import { IsoagentError } from '../errors.ts'
-import { collectLineWindow, type LineWindow, type WindowLine } from '../text/line-window.ts'
+import {
+  collectLineWindow,
+  lineWindowOf,
+  type LineWindow,
+  type WindowLine,
+} from '../text/line-window.ts'
 import type { WorkspacePath } from '../workspace/workspace-path.ts'
 import type { ToolContext } from '../kernel/tool-spec.ts'
 
@@ -47,17 +52,23 @@ export async function readWindow(
   }
   const requestedLimit = limit ?? READ_MAX_LINES
   const appliedLimit = Math.min(requestedLimit, READ_MAX_LINES)
-  const window = await collectLineWindow(
-    await context.workspace.readStream(path),
-    {
-      offset,
-      limit: appliedLimit,
-      maxLineChars: READ_MAX_LINE_CHARS,
-      path: input,
-      countBeyondBytes: READ_COUNT_BEYOND_BYTES,
-    },
-    context.signal,
-  )
+  const options = {
+    offset,
+    limit: appliedLimit,
+    maxLineChars: READ_MAX_LINE_CHARS,
+    path: input,
+    countBeyondBytes: READ_COUNT_BEYOND_BYTES,
+  }
+  // A file the workspace reads at once (small, on local disk or in memory) needs no stream. Up to
+  // READ_COUNT_BEYOND_BYTES the window does not depend on how the bytes are chunked.
+  const now =
+    stat.kind === 'file' && stat.size <= READ_COUNT_BEYOND_BYTES
+      ? context.workspace.readNow?.(path)
+      : undefined
+  const window =
+    now !== undefined && now.length <= READ_COUNT_BEYOND_BYTES
+      ? lineWindowOf(now, options, context.signal)
+      : await collectLineWindow(await context.workspace.readStream(path), options, context.signal)
   if (offset > 0 && offset >= window.totalLines) {
     throw new IsoagentError(
       'invalid_argument',

@@ -1,5 +1,13 @@
 import { spawn, spawnSync } from 'node:child_process'
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import {
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -138,10 +146,77 @@ describe('isoagent CLI bundle', () => {
       expect(probe.stdout).toBe('ready\n')
       const grep = run('call', 'search', '{"mode":"grep","query":"alpha","output_mode":"count"}')
       expect(grep).toMatchObject({ status: 0, stdout: 'a.txt:1\n' })
+      // Chunks loaded on first use, from beside the bundle: RE2 for a risky pattern (in the
+      // scan worker too), isomorphic-git where no git executable is on PATH.
+      const risky = run(
+        'call',
+        'search',
+        '{"mode":"grep","query":"(al|x+)+pha","output_mode":"count"}',
+      )
+      expect(risky).toMatchObject({ status: 0, stdout: 'a.txt:1\n' })
+      const repo = mkdtempSync(join(tmpdir(), 'isoagent-pkg-repo-'))
+      try {
+        const git = (command: string) =>
+          spawnSync(
+            process.execPath,
+            [join(pkg, 'bin/isoagent.mjs'), 'call', 'git', JSON.stringify({ command }), '-w', repo],
+            { encoding: 'utf8', env: { ...process.env, PATH: '' } },
+          )
+        expect(git('init')).toMatchObject({ status: 0 })
+        expect(git('status')).toMatchObject({ status: 0, stdout: '## No commits yet on main\n' })
+      } finally {
+        rmSync(repo, { recursive: true, force: true })
+      }
     } finally {
       rmSync(pkg, { recursive: true, force: true })
     }
   }, 60_000)
+
+  it('starts without isomorphic-git, RE2 or the AWS SDK: chunks of their own, loaded when used', () => {
+    const cliDir = fileURLToPath(new URL('../../dist/cli/', import.meta.url))
+    const code = (file: string) => readFileSync(join(cliDir, file), 'utf8')
+    // The chunks `isoagent.js` loads before it runs: its static imports, transitively.
+    const startup = new Set<string>()
+    const queue = ['isoagent.js']
+    for (let file; (file = queue.pop()) !== undefined;) {
+      if (startup.has(file)) continue
+      startup.add(file)
+      for (const m of code(file).matchAll(
+        /\bimport\s*(?:[\w$\s{},*]+from\s*)?"\.\/([\w.-]+\.js)"/g,
+      ))
+        queue.push(m[1]!)
+    }
+    const atStart = [...startup].map(code).join('\n')
+    const all = readdirSync(cliDir).map(code).join('\n')
+    // isomorphic-git, re2js and @aws-sdk/client-s3, by strings of theirs.
+    for (const marker of ['git-upload-pack', 'invalid nested repetition operator', 'S3Client']) {
+      expect(all).toContain(marker)
+      expect(atStart).not.toContain(marker)
+    }
+  })
+})
+
+describe('isoagent call read, started', () => {
+  it('loads no node:crypto, child_process or web streams: the modules it does not use', () => {
+    const entry = new URL('../../dist/cli/isoagent.js', import.meta.url).href
+    const script = `const { main } = await import(${JSON.stringify(entry)})
+      const write = process.stdout.write.bind(process.stdout)
+      process.stdout.write = () => true
+      const code = await main(['call', 'read', '{"file_path":"a.txt","limit":1}', '-w', ${JSON.stringify(dir)}])
+      process.stdout.write = write
+      console.log(JSON.stringify({ code, loaded: process.moduleLoadList }))`
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+      encoding: 'utf8',
+    })
+    const { code, loaded } = JSON.parse(child.stdout) as { code: number; loaded: string[] }
+    expect(code).toBe(0)
+    for (const module of [
+      'NativeModule crypto',
+      'NativeModule child_process',
+      'NativeModule internal/webstreams/readablestream',
+    ])
+      expect(loaded).not.toContain(module)
+  })
 })
 
 describe('isoagent verify (built bin)', () => {

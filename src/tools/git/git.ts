@@ -22,7 +22,7 @@ import {
   type DiffFileSummary,
 } from './git-format.ts'
 import { compareBytes, isValidBranchName, tzOfOffset } from './git-text.ts'
-import { isomorphicGitBackend } from './isomorphic-backend.ts'
+import { lazyIsomorphicGitBackend } from './lazy-backend.ts'
 
 /** Who commits (and stashes) through the `git` tool. */
 export interface GitAuthor {
@@ -81,7 +81,7 @@ export function gitBackendOf(workspace: WorkspaceServices): GitBackend {
   if (workspace.gitFs !== undefined) return workspace.gitFs
   let backend = backends.get(workspace)
   if (backend === undefined) {
-    backend = isomorphicGitBackend({
+    backend = lazyIsomorphicGitBackend({
       fs: workspaceGitFs(workspace),
       dir: '/',
       displayRoot: workspace.capabilities.localRoot ?? '/',

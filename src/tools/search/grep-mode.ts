@@ -6,7 +6,7 @@ import type { ToolContext } from '../../kernel/tool-spec.ts'
 import { positionCursor, readCursor, skipsMetadata, type Position } from './paging.ts'
 import { grepFits, grepPipeline, type Scanned } from './pipeline/grep-pipeline.ts'
 import { continuedPipeline } from './pipeline/pipeline.ts'
-import { compileLineMatcher } from './scan/line-matcher.ts'
+import { compileLineMatcher, lineMatcherReady } from './scan/line-matcher.ts'
 import { scanFile, truncateMatches } from './scan/scan-file.ts'
 import type { ScanRequest } from './scan/scan-request.ts'
 import { SEARCH_LIMITS, type OutputMode, type SearchArgs } from './search-args.ts'
@@ -65,6 +65,7 @@ export async function runGrep(args: SearchArgs, context: ToolContext): Promise<T
       'summary is a full scan: limit and cursor do not apply',
     )
   }
+  await lineMatcherReady(args.query)
   const matcher = compileLineMatcher(
     args.query,
     args.case_sensitive ?? true,

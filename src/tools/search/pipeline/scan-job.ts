@@ -10,7 +10,7 @@ import type {
 } from '../../../workspace/file-scanner.ts'
 import type { WorkspacePath } from '../../../workspace/workspace-path.ts'
 import type { ByteIndex } from '../../../workspace/workspace-services.ts'
-import { compileLineMatcher, type LineMatcher } from '../scan/line-matcher.ts'
+import { compileLineMatcher, lineMatcherReady, type LineMatcher } from '../scan/line-matcher.ts'
 import { compilePathGlob, prunerFor } from '../walk/path-filter.ts'
 import { scanFileSoon } from '../scan/scan-file.ts'
 import type { FileReader, ScanRequest } from '../scan/scan-request.ts'
@@ -29,6 +29,7 @@ export async function runFileScanJob(
   paths: readonly WorkspacePath[],
   signal?: AbortSignal,
 ): Promise<FileScanOutcome[]> {
+  await lineMatcherReady(job.pattern)
   const request = scanRequestOf(job, ws.byteIndex)
   const outcomes: FileScanOutcome[] = []
   for (const path of paths) {
@@ -173,6 +174,7 @@ export async function runTreeScanJob(
   const include =
     tree.include === undefined ? undefined : compilePathGlob(tree.include, 'include', tree.start)
   const enter = prunerFor(tree.include)
+  await lineMatcherReady(job.pattern)
   const request = scanRequestOf(job, ws.byteIndex)
   const outcomes: TreeScanOutcome[] = []
   let matches = 0

@@ -1,4 +1,4 @@
-import { RE2JS } from 're2js'
+import type { RE2JS } from 're2js'
 import { IsoagentError } from '../../../errors.ts'
 import type { ByteIndex } from '../../../workspace/workspace-services.ts'
 import {
@@ -123,11 +123,24 @@ function isRisky(pattern: string): boolean {
   return false
 }
 
+/** The RE2 engine, once {@link lineMatcherReady} has loaded it for a risky pattern. */
+let re2: typeof RE2JS | undefined
+
+/**
+ * Load what {@link compileLineMatcher} needs for `pattern`: the RE2 engine when the pattern is
+ * risky (it is loaded once, at the first such pattern, not with this module). Await it before
+ * compiling a pattern that may be risky.
+ */
+export async function lineMatcherReady(pattern: string): Promise<void> {
+  if (re2 === undefined && isRisky(pattern)) re2 = (await import('re2js')).RE2JS
+}
+
 /**
  * Compile a search pattern. JavaScript regular expression syntax with Unicode (`u` flag);
  * patterns whose shape risks catastrophic backtracking run on a linear-time RE2 engine instead
  * (refused if RE2 cannot express them). Invalid patterns throw `invalid_argument` with the
- * engine's message. Literals are found in bytes by `byteIndex` (the workspace's).
+ * engine's message. Literals are found in bytes by `byteIndex` (the workspace's). A risky
+ * pattern needs {@link lineMatcherReady} awaited first.
  */
 export function compileLineMatcher(
   pattern: string,
@@ -231,9 +244,12 @@ function literalMatcher(literal: string, byteIndex: ByteIndex): LineMatcher {
 }
 
 function re2Matcher(pattern: string, caseSensitive: boolean): Omit<LineMatcher, 'byteIndex'> {
-  let re: ReturnType<typeof RE2JS.compile>
+  const RE2 = re2
+  if (RE2 === undefined)
+    throw new Error(`RE2 is not loaded: await lineMatcherReady() before compiling /${pattern}/`)
+  let re: RE2JS
   try {
-    re = RE2JS.compile(pattern, caseSensitive ? 0 : RE2JS.CASE_INSENSITIVE)
+    re = RE2.compile(pattern, caseSensitive ? 0 : RE2.CASE_INSENSITIVE)
   } catch (cause) {
     throw new IsoagentError(
       'invalid_argument',
