@@ -13,6 +13,7 @@ export type ApiErrorCode =
   | 'too_many_sessions'
   | 'session_closed'
   | 'workspace_unavailable'
+  | 'not_configured'
   | 'internal_error'
 
 /** The body of every error response: `{ "error": { "code", "message" } }`. */

@@ -1,5 +1,5 @@
 // The HTTP API suite: written against a base URL and fetch only, so the same cases run against
-// the Node server and (later) the Worker in workerd.
+// the Node server and the Worker in workerd.
 import { readFileSync } from 'node:fs'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
@@ -26,6 +26,11 @@ export interface CaseServer {
 export interface CaseFacts {
   /** The tools its sessions offer, in order. */
   tools: string[]
+  /**
+   * Whether sessions share one workspace (default true). A Worker over memory gives each
+   * session its own, inside the session's Durable Object.
+   */
+  sharedWorkspace?: boolean
 }
 
 const TOKEN = 'test-token-0123456789'
@@ -261,9 +266,12 @@ export function httpCases(
       expect((await api.call(id, 'read', { file_path: 'notes/a.txt' })).output).toContain('three')
       const ls = await api.call(id, 'ls', { path: 'notes' })
       expect(ls.output).toContain('a.txt')
-      // Another session over the same server workspace sees the file too.
+      // Another session over the same server workspace sees the file too (or, with a
+      // workspace per session, does not).
       const other = await api.session()
-      expect((await api.call(other, 'read', { file_path: 'notes/a.txt' })).exitCode).toBe(0)
+      expect((await api.call(other, 'read', { file_path: 'notes/a.txt' })).exitCode).toBe(
+        facts.sharedWorkspace === false ? 1 : 0,
+      )
 
       const missing = await api.call(id, 'read', { file_path: 'notes/none.txt' })
       expect(missing).toMatchObject({ exitCode: 1, errorKind: { type: 'not_found' } })

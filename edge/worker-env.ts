@@ -1,0 +1,175 @@
+// The Worker's bindings and what it reads from them: token, limits, rules and the workspace.
+import {
+  IsoagentError,
+  memoryWorkspace,
+  type PermissionRules,
+  type WorkspaceServices,
+} from '../adapters/index.ts'
+import { r2Workspace, type R2BucketLike } from '../adapters/r2/index.ts'
+import { s3Workspace } from '../adapters/s3/index.ts'
+import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS } from './session-store.ts'
+
+/** The part of a Durable Object id the Worker passes around (opaque). */
+export type DurableObjectIdLike = object
+
+/** A Durable Object stub: requests to it reach the one object of its id. */
+export interface DurableObjectStubLike {
+  fetch(input: Request | string, init?: RequestInit): Promise<Response>
+}
+
+/** The part of a Durable Object namespace binding the Worker uses. */
+export interface DurableObjectNamespaceLike {
+  idFromName(name: string): DurableObjectIdLike
+  get(id: DurableObjectIdLike): DurableObjectStubLike
+}
+
+/** The part of a Durable Object's storage the Worker uses. */
+export interface DurableObjectStorageLike {
+  get<T = unknown>(key: string): Promise<T | undefined>
+  put(key: string, value: unknown): Promise<void>
+  delete(key: string | string[]): Promise<boolean | number>
+  list<T = unknown>(options?: { prefix?: string }): Promise<Map<string, T>>
+  setAlarm(scheduledTime: number): Promise<void>
+  deleteAlarm(): Promise<void>
+}
+
+/** What a Durable Object is constructed with (`DurableObjectState`). */
+export interface DurableObjectStateLike {
+  readonly storage: DurableObjectStorageLike
+}
+
+/**
+ * The bindings of the isoagent Worker (`wrangler.toml`). Numbers and rules may be given as
+ * strings (secrets, `.dev.vars`) or as JSON values (`[vars]`).
+ */
+export interface WorkerEnv {
+  /** One Durable Object per session (class `IsoagentSession`). */
+  SESSIONS: DurableObjectNamespaceLike
+  /** The session counter behind `ISOAGENT_MAX_SESSIONS` (class `IsoagentRegistry`); optional. */
+  REGISTRY?: DurableObjectNamespaceLike
+  /** The bearer token (a secret). Unset or empty: every route but health answers 503. */
+  ISOAGENT_TOKEN?: string
+  /** Most sessions across all objects (default 64). */
+  ISOAGENT_MAX_SESSIONS?: string | number
+  /** Idle time (ms) after which a session is closed (default 15 min). */
+  ISOAGENT_SESSION_IDLE_MS?: string | number
+  /** Permission rules of every session: `{ allow?, ask?, deny?, defaultDecision? }` (JSON). */
+  ISOAGENT_PERMISSIONS?: string | PermissionRules
+  /** An R2 bucket binding: the workspace (first choice). */
+  BUCKET?: R2BucketLike
+  /** Key prefix of the workspace inside `BUCKET`. */
+  R2_PREFIX?: string
+  /** S3 settings: the workspace when no `BUCKET` is bound. */
+  S3_BUCKET?: string
+  S3_ENDPOINT?: string
+  S3_PREFIX?: string
+  S3_REGION?: string
+  S3_ACCESS_KEY_ID?: string
+  S3_SECRET_ACCESS_KEY?: string
+}
+
+/** What the Worker serves with, read from its bindings. */
+export interface WorkerSettings {
+  token: string
+  maxSessions: number
+  sessionIdleMs: number
+  permissions?: PermissionRules
+  /** `r2`, `s3` or `memory` (memory: one workspace per session, inside its object). */
+  workspaceKind: 'r2' | 's3' | 'memory'
+}
+
+/** A binding that makes no sense: the Worker answers 503 `not_configured` with this message. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError'
+}
+
+const positive = (value: string | number | undefined, name: string, fallback: number) => {
+  if (value === undefined || value === '') return fallback
+  const n = typeof value === 'number' ? value : Number(value)
+  if (!Number.isInteger(n) || n < 1) throw new ConfigError(`${name} must be a positive integer`)
+  return n
+}
+
+const RULE_KEYS = new Set(['allow', 'ask', 'deny', 'defaultDecision'])
+
+function permissionsOf(value: WorkerEnv['ISOAGENT_PERMISSIONS']): PermissionRules | undefined {
+  if (value === undefined || value === '') return undefined
+  let rules: unknown = value
+  if (typeof value === 'string') {
+    try {
+      rules = JSON.parse(value)
+    } catch {
+      throw new ConfigError('ISOAGENT_PERMISSIONS must be JSON: { "allow": [...], "ask": [...] }')
+    }
+  }
+  const ok =
+    typeof rules === 'object' &&
+    rules !== null &&
+    !Array.isArray(rules) &&
+    Object.entries(rules).every(([k, v]) =>
+      k === 'defaultDecision'
+        ? v === 'allow' || v === 'ask' || v === 'deny'
+        : RULE_KEYS.has(k) && Array.isArray(v) && v.every((r) => typeof r === 'string'),
+    )
+  if (!ok)
+    throw new ConfigError(
+      'ISOAGENT_PERMISSIONS must be { allow?, ask?, deny?: string[], defaultDecision? }',
+    )
+  return rules as PermissionRules
+}
+
+/** Read the settings; throws {@link ConfigError} on a bad or missing binding. */
+export function workerSettings(env: WorkerEnv): WorkerSettings {
+  const token = env.ISOAGENT_TOKEN ?? ''
+  if (token === '')
+    throw new ConfigError(
+      'ISOAGENT_TOKEN is not set: set the secret (wrangler secret put ISOAGENT_TOKEN) to serve',
+    )
+  if (env.SESSIONS === undefined)
+    throw new ConfigError('the Durable Object binding SESSIONS (class IsoagentSession) is missing')
+  const permissions = permissionsOf(env.ISOAGENT_PERMISSIONS)
+  return {
+    token,
+    maxSessions: positive(env.ISOAGENT_MAX_SESSIONS, 'ISOAGENT_MAX_SESSIONS', DEFAULT_MAX_SESSIONS),
+    sessionIdleMs: positive(
+      env.ISOAGENT_SESSION_IDLE_MS,
+      'ISOAGENT_SESSION_IDLE_MS',
+      DEFAULT_SESSION_IDLE_MS,
+    ),
+    ...(permissions ? { permissions } : {}),
+    workspaceKind: env.BUCKET !== undefined ? 'r2' : env.S3_BUCKET ? 's3' : 'memory',
+  }
+}
+
+/**
+ * The workspace of a new session: the R2 binding `BUCKET`, else the S3 settings, else a fresh
+ * memory workspace (which then lives and dies with its session's object).
+ */
+export function workspaceFromEnv(env: WorkerEnv): WorkspaceServices {
+  if (env.BUCKET !== undefined)
+    return r2Workspace(env.BUCKET, env.R2_PREFIX ? { prefix: env.R2_PREFIX } : {})
+  if (env.S3_BUCKET) {
+    if (!env.S3_ACCESS_KEY_ID || !env.S3_SECRET_ACCESS_KEY)
+      throw new IsoagentError(
+        'invalid_argument',
+        'S3_BUCKET is set but S3_ACCESS_KEY_ID or S3_SECRET_ACCESS_KEY is not (a Worker has no other credentials)',
+      )
+    const endpoint = env.S3_ENDPOINT || undefined
+    return s3Workspace({
+      bucket: env.S3_BUCKET,
+      ...(env.S3_PREFIX ? { prefix: env.S3_PREFIX } : {}),
+      clientConfig: {
+        region: env.S3_REGION || (endpoint ? 'auto' : 'us-east-1'),
+        ...(endpoint ? { endpoint, forcePathStyle: true } : {}),
+        credentials: {
+          accessKeyId: env.S3_ACCESS_KEY_ID,
+          secretAccessKey: env.S3_SECRET_ACCESS_KEY,
+        },
+        // workerd's fetch streams no aws-chunked bodies; checksums only where S3 demands them.
+        requestChecksumCalculation: 'WHEN_REQUIRED',
+        responseChecksumValidation: 'WHEN_REQUIRED',
+      },
+    })
+  }
+  return memoryWorkspace()
+}

@@ -1,0 +1,230 @@
+// The isoagent Worker: the HTTP API of `createApp` on Cloudflare Workers, each session in its own
+// Durable Object (`IsoagentSession`), so every request of a session and its event stream reach
+// one object. `wrangler.toml` names this file as `main`.
+import { errorResponse } from './api-error.ts'
+import { createApp, DEFAULT_MAX_BODY_BYTES, type AppOptions, type IsoagentApp } from './app.ts'
+import { presentedToken, tokenChecker } from './auth.ts'
+import { objectSessionStore, type ObjectSessionStore } from './object-session-store.ts'
+import {
+  ConfigError,
+  workerSettings,
+  workspaceFromEnv,
+  type DurableObjectStateLike,
+  type WorkerEnv,
+  type WorkerSettings,
+} from './worker-env.ts'
+import { IsoagentRegistry, leaseMs, registryClient } from './worker-registry.ts'
+
+export { IsoagentRegistry }
+export type { WorkerEnv, WorkerSettings } from './worker-env.ts'
+export { workerSettings, workspaceFromEnv, ConfigError } from './worker-env.ts'
+
+/** Set by the front Worker on the request that creates a session: the session's id. */
+const NEW_SESSION_HEADER = 'x-isoagent-new-session'
+const SESSION_PATH = /^\/v1\/sessions\/([^/]+)(?:\/.*)?$/
+const STORED_SESSION = 'session'
+
+/** How much of a refused body is read before answering (beyond it the connection is cut). */
+const DRAIN_LIMIT = 4 * DEFAULT_MAX_BODY_BYTES
+
+/**
+ * Read and drop what is left of a request body that was refused unread: workerd cuts a
+ * connection whose request body is still coming, and the client then sees a reset instead of
+ * the 413.
+ */
+async function drain(request: Request, limit: number): Promise<void> {
+  if (request.body === null || request.bodyUsed || request.body.locked) return
+  const reader = request.body.getReader()
+  let read = 0
+  try {
+    while (read <= limit) {
+      const { done, value } = await reader.read()
+      if (done) return
+      read += value.byteLength
+    }
+    await reader.cancel()
+  } catch {
+    // The client went away: nothing left to drain.
+  }
+}
+
+const notConfigured = (error: unknown) =>
+  errorResponse(
+    503,
+    'not_configured',
+    error instanceof ConfigError ? error.message : 'the Worker is not configured',
+  )
+
+const sessionOptions = (settings: WorkerSettings) =>
+  settings.permissions ? { permissions: settings.permissions } : {}
+
+/** Options of {@link createWorker}. */
+export interface WorkerOptions {
+  /**
+   * More routes in the front Worker, beside the API and in its OpenAPI document (where the MCP
+   * endpoint `/mcp` mounts). They run outside any session object.
+   */
+  routes?: AppOptions['routes']
+}
+
+/** The front Worker's `fetch` handler. */
+export interface IsoagentWorker {
+  fetch(request: Request, env: WorkerEnv): Promise<Response>
+}
+
+interface Front {
+  settings: WorkerSettings
+  app: IsoagentApp
+  authorized: (request: Request, url: URL) => boolean
+}
+
+/**
+ * The front Worker: it answers health, the landing page, OpenAPI and every refusal itself,
+ * opens sessions (taking a slot in the registry, then creating the session's object under a
+ * fresh id) and forwards every `/v1/sessions/:id/...` request to the object named `:id`.
+ */
+export function createWorker(options: WorkerOptions = {}): IsoagentWorker {
+  const fronts = new WeakMap<WorkerEnv, Front | ConfigError>()
+  const frontOf = (env: WorkerEnv): Front | ConfigError => {
+    let front = fronts.get(env)
+    if (front === undefined) {
+      try {
+        const settings = workerSettings(env)
+        const check = tokenChecker(settings.token)
+        front = {
+          settings,
+          app: createApp({
+            workspace: () => workspaceFromEnv(env),
+            token: settings.token,
+            session: sessionOptions(settings),
+            ...(options.routes ? { routes: options.routes } : {}),
+          }),
+          authorized: (request, url) => check(presentedToken(request, url)),
+        }
+      } catch (error) {
+        if (!(error instanceof ConfigError)) throw error
+        front = error
+      }
+      fronts.set(env, front)
+    }
+    return front
+  }
+
+  const openSession = async (request: Request, env: WorkerEnv, settings: WorkerSettings) => {
+    const id = crypto.randomUUID()
+    const registry = registryClient(env.REGISTRY)
+    if (
+      registry &&
+      !(await registry.reserve(id, settings.maxSessions, leaseMs(settings.sessionIdleMs)))
+    )
+      return errorResponse(
+        429,
+        'too_many_sessions',
+        `this server holds at most ${settings.maxSessions} sessions; close one (DELETE /v1/sessions/:id) or wait for an idle one to expire`,
+      )
+    const headers = new Headers(request.headers)
+    headers.set(NEW_SESSION_HEADER, id)
+    let response: Response
+    try {
+      response = await env.SESSIONS.get(env.SESSIONS.idFromName(id)).fetch(
+        new Request(request, { headers }),
+      )
+    } catch (error) {
+      await registry?.release(id)
+      throw error
+    }
+    if (response.status !== 201) await registry?.release(id)
+    return response
+  }
+
+  return {
+    async fetch(request, env) {
+      const front = frontOf(env)
+      if (front instanceof ConfigError) return notConfigured(front)
+      const url = new URL(request.url)
+      if (!front.authorized(request, url)) return front.app.fetch(request, env)
+      if (request.method === 'POST' && url.pathname === '/v1/sessions')
+        return openSession(request, env, front.settings)
+      const match = SESSION_PATH.exec(url.pathname)
+      if (match === null) return front.app.fetch(request, env)
+      const headers = new Headers(request.headers)
+      headers.delete(NEW_SESSION_HEADER)
+      return env.SESSIONS.get(env.SESSIONS.idFromName(match[1]!)).fetch(
+        new Request(request, { headers }),
+      )
+    },
+  }
+}
+
+/**
+ * The Durable Object of one session. It serves the session routes of `createApp` over a store
+ * holding just this session; its workspace comes from the bindings (a memory workspace lives
+ * inside the object, one per session). An alarm closes the session once it has been idle for
+ * `ISOAGENT_SESSION_IDLE_MS`, and renews its registry lease while it is in use.
+ */
+export class IsoagentSession {
+  private assignedId: string | undefined
+  private app: IsoagentApp | undefined
+  private store: ObjectSessionStore | undefined
+
+  constructor(
+    private readonly state: DurableObjectStateLike,
+    private readonly env: WorkerEnv,
+  ) {}
+
+  async fetch(request: Request): Promise<Response> {
+    let settings: WorkerSettings
+    try {
+      settings = workerSettings(this.env)
+    } catch (error) {
+      return notConfigured(error)
+    }
+    const creating = request.headers.get(NEW_SESSION_HEADER)
+    if (creating !== null) this.assignedId ??= creating
+    this.app ??= this.build(settings)
+    const response = await this.app.fetch(request, this.env)
+    if (response.status === 413) await drain(request, DRAIN_LIMIT)
+    if (creating !== null && response.status === 201) {
+      await this.state.storage.put(STORED_SESSION, { id: creating, openedAt: Date.now() })
+      await this.state.storage.setAlarm(Date.now() + settings.sessionIdleMs)
+    }
+    return response
+  }
+
+  async alarm(): Promise<void> {
+    const settings = workerSettings(this.env)
+    const current = this.store?.current
+    if (current !== undefined) {
+      if (await this.store!.closeIfIdle()) return
+      const wait = Math.max(50, settings.sessionIdleMs - current.idleMs())
+      await this.state.storage.setAlarm(Date.now() + wait)
+      await registryClient(this.env.REGISTRY)?.renew(current.id, leaseMs(settings.sessionIdleMs))
+      return
+    }
+    // No session in memory: it was closed, or the object was reset; forget what is stored.
+    const stored = await this.state.storage.get<{ id: string }>(STORED_SESSION)
+    await this.forget(stored?.id)
+  }
+
+  private async forget(id: string | undefined): Promise<void> {
+    if (id !== undefined) await registryClient(this.env.REGISTRY)?.release(id)
+    await this.state.storage.delete(STORED_SESSION)
+    await this.state.storage.deleteAlarm()
+  }
+
+  private build(settings: WorkerSettings): IsoagentApp {
+    this.store = objectSessionStore({
+      assignedId: () => this.assignedId,
+      sessionIdleMs: settings.sessionIdleMs,
+      onClosed: (id) => this.forget(id),
+    })
+    return createApp({
+      workspace: () => workspaceFromEnv(this.env),
+      token: settings.token,
+      session: sessionOptions(settings),
+      store: this.store,
+    })
+  }
+}
+
+export default createWorker()

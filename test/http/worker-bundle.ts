@@ -1,0 +1,76 @@
+// The Worker as wrangler bundles it for deployment, run in workerd through Miniflare.
+import { execFile } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+import { Miniflare, type MiniflareOptions } from 'miniflare'
+
+const root = fileURLToPath(new URL('../../', import.meta.url))
+
+/** The `compatibility_date` of wrangler.toml. */
+export const COMPATIBILITY_DATE = /^compatibility_date\s*=\s*"([^"]+)"/m.exec(
+  readFileSync(join(root, 'wrangler.toml'), 'utf8'),
+)![1]!
+
+/** A bundle `wrangler deploy --dry-run` wrote, and its removal. */
+export interface WorkerBundle {
+  dir: string
+  script: string
+  remove(): void
+}
+
+/** Bundle the Worker like `npm run build:worker` does, into a temp directory. */
+export async function buildWorker(): Promise<WorkerBundle> {
+  const dir = mkdtempSync(join(tmpdir(), 'isoagent-worker-'))
+  await promisify(execFile)(
+    process.execPath,
+    [join(root, 'node_modules/wrangler/bin/wrangler.js'), 'deploy', '--dry-run', '--outdir', dir],
+    {
+      cwd: root,
+      env: { ...process.env, WRANGLER_SEND_METRICS: 'false', CI: '1' },
+      timeout: 120_000,
+    },
+  )
+  return {
+    dir,
+    script: join(dir, 'worker.js'),
+    remove: () => rmSync(dir, { recursive: true, force: true }),
+  }
+}
+
+/** A Worker running in workerd, on a loopback port. */
+export interface RunningWorker {
+  mf: Miniflare
+  url: string
+  close(): Promise<void>
+}
+
+/**
+ * Run the bundle in Miniflare with the Durable Object bindings of wrangler.toml, an R2 bucket
+ * `BUCKET` when `r2` is set, and `bindings` as vars.
+ */
+export async function runWorker(
+  bundle: WorkerBundle,
+  bindings: Record<string, string>,
+  options: { r2?: boolean; extra?: Partial<MiniflareOptions> } = {},
+): Promise<RunningWorker> {
+  const mf = new Miniflare({
+    modules: true,
+    scriptPath: bundle.script,
+    modulesRoot: bundle.dir,
+    modulesRules: [{ type: 'CompiledWasm', include: ['**/*-wasm'] }],
+    compatibilityDate: COMPATIBILITY_DATE,
+    durableObjects: { SESSIONS: 'IsoagentSession', REGISTRY: 'IsoagentRegistry' },
+    ...(options.r2 ? { r2Buckets: ['BUCKET'] } : {}),
+    bindings,
+    host: '127.0.0.1',
+    port: 0,
+    cf: false,
+    telemetry: { enabled: false },
+    ...options.extra,
+  } as MiniflareOptions)
+  const url = (await mf.ready).toString().replace(/\/$/, '')
+  return { mf, url, close: () => mf.dispose() }
+}
