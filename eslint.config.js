@@ -64,6 +64,8 @@ export default tseslint.config(
   {
     ignores: [
       'dist/**',
+      'dist-worker/**',
+      '.wrangler/**',
       'node_modules/**',
       '.bench-data/**',
       'coverage/**',
