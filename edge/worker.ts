@@ -28,24 +28,37 @@ const STORED_SESSION = 'session'
 const DRAIN_LIMIT = 4 * DEFAULT_MAX_BODY_BYTES
 
 /**
- * Read and drop what is left of a request body that was refused unread: workerd cuts a
- * connection whose request body is still coming, and the client then sees a reset instead of
- * the 413.
+ * The request body, read whole when it is at most `max` bytes; else `undefined`, after reading
+ * and dropping the rest (up to {@link DRAIN_LIMIT}). workerd cuts a connection whose request body
+ * is still coming when the answer goes out, and the client then sees a reset, not the 413.
  */
-async function drain(request: Request, limit: number): Promise<void> {
-  if (request.body === null || request.bodyUsed || request.body.locked) return
-  const reader = request.body.getReader()
+async function readBounded(body: ReadableStream<Uint8Array>, max: number) {
+  const reader = body.getReader()
+  const chunks: Uint8Array[] = []
   let read = 0
   try {
-    while (read <= limit) {
+    for (;;) {
       const { done, value } = await reader.read()
-      if (done) return
+      if (done) break
       read += value.byteLength
+      if (read > DRAIN_LIMIT) {
+        await reader.cancel()
+        break
+      }
+      if (read <= max) chunks.push(value)
+      else chunks.length = 0
     }
-    await reader.cancel()
   } catch {
-    // The client went away: nothing left to drain.
+    return undefined
   }
+  if (read > max) return undefined
+  const bytes = new Uint8Array(read)
+  let at = 0
+  for (const chunk of chunks) {
+    bytes.set(chunk, at)
+    at += chunk.byteLength
+  }
+  return bytes
 }
 
 const notConfigured = (error: unknown) =>
@@ -182,8 +195,17 @@ export class IsoagentSession {
     const creating = request.headers.get(NEW_SESSION_HEADER)
     if (creating !== null) this.assignedId ??= creating
     this.app ??= this.build(settings)
+    if (request.body !== null) {
+      const bytes = await readBounded(request.body, DEFAULT_MAX_BODY_BYTES)
+      if (bytes === undefined)
+        return errorResponse(
+          413,
+          'payload_too_large',
+          `the body is over ${DEFAULT_MAX_BODY_BYTES} bytes`,
+        )
+      request = new Request(request, { body: bytes })
+    }
     const response = await this.app.fetch(request, this.env)
-    if (response.status === 413) await drain(request, DRAIN_LIMIT)
     if (creating !== null && response.status === 201) {
       await this.state.storage.put(STORED_SESSION, { id: creating, openedAt: Date.now() })
       await this.state.storage.setAlarm(Date.now() + settings.sessionIdleMs)
