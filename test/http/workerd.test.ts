@@ -2,6 +2,7 @@
 // Durable Objects, the workspace from an R2 binding, S3 settings (s3rver) or memory.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startS3rver, type S3rverHandle } from '../s3/server.ts'
+import { fuzzCases } from './fuzz-cases.ts'
 import { httpCases, type CaseServer, type CaseServerConfig } from './http-cases.ts'
 import { buildWorker, runWorker, type WorkerBundle } from './worker-bundle.ts'
 
@@ -53,6 +54,7 @@ httpCases('Worker in workerd, memory per session', starter('memory'), {
   tools: ['read', 'write', 'edit', 'patch', 'ls', 'search', 'git', 'batch'],
   sharedWorkspace: false,
 })
+fuzzCases('Worker in workerd, R2 binding', starter('r2'))
 
 describe('Worker bindings and Durable Objects', () => {
   const TOKEN = 'worker-token-0123456789'
