@@ -1,6 +1,8 @@
 // The isoagent Worker: the HTTP API of `createApp` on Cloudflare Workers, each session in its own
 // Durable Object (`IsoagentSession`), so every request of a session and its event stream reach
-// one object. `wrangler.toml` names this file as `main`.
+// one object; so does each MCP session of `/mcp`. `wrangler.toml` names this file as `main`.
+import quickJsWasm from '@jitl/quickjs-wasmfile-release-sync/wasm'
+import type { SessionOptions } from '../adapters/index.ts'
 import { errorResponse } from './api-error.ts'
 import { createApp, DEFAULT_MAX_BODY_BYTES, type AppOptions, type IsoagentApp } from './app.ts'
 import { presentedToken, tokenChecker } from './auth.ts'
@@ -21,7 +23,11 @@ export { workerSettings, workspaceFromEnv, ConfigError } from './worker-env.ts'
 
 /** Set by the front Worker on the request that creates a session: the session's id. */
 const NEW_SESSION_HEADER = 'x-isoagent-new-session'
+/** Set by the front Worker on an MCP request without a session: the MCP session's id. */
+const NEW_MCP_SESSION_HEADER = 'x-isoagent-new-mcp-session'
 const SESSION_PATH = /^\/v1\/sessions\/([^/]+)(?:\/.*)?$/
+/** Objects of MCP sessions are named apart from those of API sessions. */
+const MCP_OBJECT_PREFIX = 'mcp:'
 const STORED_SESSION = 'session'
 
 /** How much of a refused body is read before answering (beyond it the connection is cut). */
@@ -68,14 +74,17 @@ const notConfigured = (error: unknown) =>
     error instanceof ConfigError ? error.message : 'the Worker is not configured',
   )
 
-const sessionOptions = (settings: WorkerSettings) =>
-  settings.permissions ? { permissions: settings.permissions } : {}
+// workerd compiles no WebAssembly from bytes: `program` gets QuickJS as the bundle's own module.
+const sessionOptions = (settings: WorkerSettings): SessionOptions => ({
+  quickjs: quickJsWasm,
+  ...(settings.permissions ? { permissions: settings.permissions } : {}),
+})
 
 /** Options of {@link createWorker}. */
 export interface WorkerOptions {
   /**
-   * More routes in the front Worker, beside the API and in its OpenAPI document (where the MCP
-   * endpoint `/mcp` mounts). They run outside any session object.
+   * More routes in the front Worker, beside the API and in its OpenAPI document. They run
+   * outside any session object, so they must not keep state between requests.
    */
   routes?: AppOptions['routes']
 }
@@ -94,7 +103,8 @@ interface Front {
 /**
  * The front Worker: it answers health, the landing page, OpenAPI and every refusal itself,
  * opens sessions (taking a slot in the registry, then creating the session's object under a
- * fresh id) and forwards every `/v1/sessions/:id/...` request to the object named `:id`.
+ * fresh id), forwards every `/v1/sessions/:id/...` request to the object named `:id`, and every
+ * `/mcp` request to the object of its MCP session (a new one for `initialize`).
  */
 export function createWorker(options: WorkerOptions = {}): IsoagentWorker {
   const fronts = new WeakMap<WorkerEnv, Front | ConfigError>()
@@ -158,11 +168,25 @@ export function createWorker(options: WorkerOptions = {}): IsoagentWorker {
       if (!front.authorized(request, url)) return front.app.fetch(request, env)
       if (request.method === 'POST' && url.pathname === '/v1/sessions')
         return openSession(request, env, front.settings)
-      const match = SESSION_PATH.exec(url.pathname)
-      if (match === null) return front.app.fetch(request, env)
       const headers = new Headers(request.headers)
       headers.delete(NEW_SESSION_HEADER)
-      return env.SESSIONS.get(env.SESSIONS.idFromName(match[1]!)).fetch(
+      headers.delete(NEW_MCP_SESSION_HEADER)
+      let name: string
+      if (url.pathname === '/mcp') {
+        // An MCP session lives in an object too: `initialize` (no session id yet) goes to a new
+        // one, whose transport takes the id the object is named by; later requests follow it.
+        let id = request.headers.get('mcp-session-id')
+        if (id === null) {
+          id = crypto.randomUUID()
+          headers.set(NEW_MCP_SESSION_HEADER, id)
+        }
+        name = MCP_OBJECT_PREFIX + id
+      } else {
+        const match = SESSION_PATH.exec(url.pathname)
+        if (match === null) return front.app.fetch(request, env)
+        name = match[1]!
+      }
+      return env.SESSIONS.get(env.SESSIONS.idFromName(name)).fetch(
         new Request(request, { headers }),
       )
     },
@@ -170,8 +194,8 @@ export function createWorker(options: WorkerOptions = {}): IsoagentWorker {
 }
 
 /**
- * The Durable Object of one session. It serves the session routes of `createApp` over a store
- * holding just this session; its workspace comes from the bindings (a memory workspace lives
+ * The Durable Object of one session (an API session, or an MCP session of `/mcp`). It serves
+ * the routes of `createApp` over a store holding just this session; its workspace comes from the bindings (a memory workspace lives
  * inside the object, one per session). An alarm closes the session once it has been idle for
  * `ISOAGENT_SESSION_IDLE_MS`, and renews its registry lease while it is in use.
  */
@@ -245,6 +269,13 @@ export class IsoagentSession {
       token: settings.token,
       session: sessionOptions(settings),
       store: this.store,
+      sessionIdleMs: settings.sessionIdleMs,
+      // The object of an MCP session holds that one; its id is the one the object is named by.
+      maxSessions: 1,
+      mcp: {
+        newSessionId: (request) =>
+          request.headers.get(NEW_MCP_SESSION_HEADER) ?? crypto.randomUUID(),
+      },
     })
   }
 }

@@ -46,12 +46,12 @@ function starter(kind: 'r2' | 's3' | 'memory') {
   }
 }
 
-const STORE_TOOLS = ['read', 'write', 'edit', 'patch', 'ls', 'search', 'batch']
+const STORE_TOOLS = ['read', 'write', 'edit', 'patch', 'ls', 'search', 'batch', 'program']
 
 httpCases('Worker in workerd, R2 binding', starter('r2'), { tools: STORE_TOOLS })
 httpCases('Worker in workerd, S3 settings (s3rver)', starter('s3'), { tools: STORE_TOOLS })
 httpCases('Worker in workerd, memory per session', starter('memory'), {
-  tools: ['read', 'write', 'edit', 'patch', 'ls', 'search', 'git', 'batch'],
+  tools: ['read', 'write', 'edit', 'patch', 'ls', 'search', 'git', 'batch', 'program'],
   sharedWorkspace: false,
 })
 fuzzCases('Worker in workerd, R2 binding', starter('r2'))
@@ -181,7 +181,7 @@ describe('Worker bindings and Durable Objects', () => {
     }
   })
 
-  it('keeps a memory workspace per session, across its requests', async () => {
+  it('keeps a memory workspace per session, across its requests, and runs program on it', async () => {
     const worker = await runWorker(await bundle(), { ISOAGENT_TOKEN: TOKEN })
     try {
       const call = async (id: string, tool: string, args: unknown) => {
@@ -201,6 +201,13 @@ describe('Worker bindings and Durable Objects', () => {
       expect((await call(a, 'write', { file_path: 'x.txt', content: 'mine' })).exitCode).toBe(0)
       expect((await call(a, 'read', { file_path: 'x.txt' })).output).toContain('mine')
       expect((await call(b, 'read', { file_path: 'x.txt' })).exitCode).toBe(1)
+      // program runs in QuickJS from the bundle's own CompiledWasm module, its tools on the
+      // session's workspace.
+      const program = await call(a, 'program', {
+        source: "const r = await ctx.tool('read', { file_path: 'x.txt' }); return r.output.length",
+      })
+      expect(program).toMatchObject({ exitCode: 0 })
+      expect(program.output).toContain('11')
     } finally {
       await worker.close()
     }
