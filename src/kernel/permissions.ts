@@ -94,6 +94,8 @@ export function primaryValues(args: unknown): { value: string; isPath: boolean }
   return values
 }
 
+const STRICTNESS: Record<PermissionDecision, number> = { allow: 0, ask: 1, deny: 2 }
+
 /** Compiled permission rules. Construction refuses rules that do not parse. */
 export class PermissionPolicy {
   private readonly rules: Record<PermissionDecision, CompiledRule[]>
@@ -124,13 +126,33 @@ export class PermissionPolicy {
     this.fallback = fallback
   }
 
-  /** Decide a call of `tool` with `args`: the first deny, else ask, else allow rule that matches. */
+  /**
+   * Decide a call of `tool` with `args`. Each primary value (a path, a command, a URL) is decided
+   * on its own — the first deny, else ask, else allow rule that matches it, else the default —
+   * and the call gets the strictest of those decisions: an allow rule for one path of a `files`
+   * batch does not let the batch's other paths through.
+   */
   decide(tool: string, args: unknown): PermissionVerdict {
     const values = primaryValues(args)
+    if (values.length === 0) return this.decideValue(tool, undefined)
+    let verdict: PermissionVerdict | undefined
+    for (const value of values) {
+      const one = this.decideValue(tool, value)
+      if (verdict === undefined || STRICTNESS[one.decision] > STRICTNESS[verdict.decision])
+        verdict = one
+      if (one.decision === 'deny') break
+    }
+    return verdict!
+  }
+
+  private decideValue(
+    tool: string,
+    value: { value: string; isPath: boolean } | undefined,
+  ): PermissionVerdict {
     for (const decision of ['deny', 'ask', 'allow'] as const) {
       for (const rule of this.rules[decision]) {
         if (rule.tool !== '*' && rule.tool !== tool) continue
-        if (rule.match === undefined || values.some((v) => rule.match!(v.value, v.isPath))) {
+        if (rule.match === undefined || (value && rule.match(value.value, value.isPath))) {
           return { decision, rule: rule.source }
         }
       }

@@ -80,6 +80,36 @@ describe.each(WORKSPACE_KINDS)('governance on %s workspace', (kind) => {
       expect(many.errorKind?.type).toBe('permission_denied')
     })
 
+    it('decides every path of a files batch: an allow rule for one does not let the others through', async () => {
+      const h = await harness(
+        kind,
+        { 'src/a.ts': 'a\n', '.env': 'SECRET=1\n', 'docs/b.md': 'b\n' },
+        { permissions: { allow: ['read(src/**)', 'read(docs/**)'], defaultDecision: 'deny' } },
+      )
+      const mixed = await h.session.governedTool('read', {
+        files: [{ path: 'src/a.ts' }, { path: '.env' }],
+      })
+      expect(mixed.errorKind?.type).toBe('permission_denied')
+      expect(mixed.output).not.toContain('SECRET')
+      const allowed = await h.session.governedTool('read', {
+        files: [{ path: 'src/a.ts' }, { path: 'docs/b.md' }],
+      })
+      expect(allowed.exitCode).toBe(0)
+      const asked = await harness(
+        kind,
+        { 'src/a.ts': 'a\n', '.env': 'SECRET=1\n' },
+        {
+          permissions: { allow: ['read(src/**)'], defaultDecision: 'ask' },
+          confirmationTimeoutMs: 50,
+        },
+      )
+      const pending = await asked.session.governedTool('read', {
+        files: [{ path: 'src/a.ts' }, { path: '.env' }],
+      })
+      expect(pending.exitCode).toBe(1)
+      expect(pending.output).not.toContain('SECRET')
+    })
+
     it('matches command-style globs across slashes', async () => {
       const h = await harness(
         kind,
