@@ -214,13 +214,14 @@ export function apiRoutes(ctx: AppContext): RouteSpec[] {
       },
       handler: withSession(ctx, (c, h) => {
         const lastId = parseLastEventId(c.req.header('last-event-id'))
-        return new Response(eventStream(h, lastId, c.req.raw.signal), {
-          headers: {
-            'content-type': 'text/event-stream; charset=utf-8',
-            'cache-control': 'no-cache, no-transform',
-            'x-accel-buffering': 'no',
-          },
-        })
+        const headers = {
+          'content-type': 'text/event-stream; charset=utf-8',
+          'cache-control': 'no-cache, no-transform',
+          'x-accel-buffering': 'no',
+        }
+        // HEAD gets the headers only: a stream nobody reads would hold the session open.
+        if (c.req.raw.method === 'HEAD') return new Response(null, { headers })
+        return new Response(eventStream(h, lastId, c.req.raw.signal), { headers })
       }),
     },
     {

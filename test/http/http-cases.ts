@@ -650,10 +650,17 @@ export function httpCases(
       try {
         const idle = await api.session()
         const watched = await api.session()
+        const headed = await api.session()
         const stream = await api.events(watched)
+        // A HEAD of the event stream is answered with headers only and holds nothing open.
+        const head = await api.fetch(`/v1/sessions/${headed}/events`, { method: 'HEAD' })
+        expect(head.status).toBe(200)
+        expect(head.headers.get('content-type')).toContain('text/event-stream')
         await new Promise((r) => setTimeout(r, 900))
         const gone = await api.json(`/v1/sessions/${idle}`)
         expectError(gone.status, gone.body, 404, 'session_not_found')
+        const headGone = await api.json(`/v1/sessions/${headed}`)
+        expectError(headGone.status, headGone.body, 404, 'session_not_found')
         expect((await api.json(`/v1/sessions/${watched}`)).status).toBe(200)
         await stream.close()
       } finally {
