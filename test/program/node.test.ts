@@ -45,6 +45,22 @@ function gc(): void {
 }
 
 describe('resource hygiene', () => {
+  it('an instance a program grew is dropped, not kept idle holding its memory', async () => {
+    const session = await Agent.create().session(memoryWorkspace())
+    const pool = poolFor(nodeQuickJs)
+    const small = await session.program({ source: 'return 1' })
+    expect(small.exitCode).toBe(0)
+    const kept = pool.idleCount
+    expect(kept).toBeGreaterThan(0)
+    const big = await session.program({
+      source:
+        'let b = new Uint8Array(40 * 1024 * 1024); b[b.length - 1] = 1; const n = b.length; b = null; return n',
+    })
+    expect(big.exitCode).toBe(0)
+    expect(pool.idleCount).toBe(kept - 1)
+    await session.close()
+  }, 60_000)
+
   it('1,000 programs in a row in one session leave memory flat and no handle open', async () => {
     const session = await Agent.create().session(memoryWorkspace({ 'a.txt': 'alpha\nbeta\n' }))
     const run = async (i: number) => {

@@ -8,6 +8,8 @@ import type { QuickJsLoader, QuickJsWasm } from './quickjs-loader.ts'
 /** Hard cap of a program's memory: the whole linear memory of its QuickJS instance. */
 export const PROGRAM_MEMORY_BYTES = 64 * 1024 * 1024
 const PAGE = 65_536
+/** Pages an instance starts with (16 MiB); one that grew past them is not kept idle. */
+const INITIAL_PAGES = 256
 /** Instances kept ready between programs (each may hold up to the cap). */
 const MAX_IDLE = 2
 
@@ -36,7 +38,7 @@ export class QuickJsPool {
     })
     const wasm = await this.wasm
     const memory = new WebAssembly.Memory({
-      initial: 256,
+      initial: INITIAL_PAGES,
       maximum: PROGRAM_MEMORY_BYTES / PAGE,
     })
     const variant = newVariant(wasm.variant, {
@@ -48,8 +50,14 @@ export class QuickJsPool {
     return { module: await newQuickJSWASMModuleFromVariant(variant), memory }
   }
 
+  /**
+   * Take back an instance whose program ended. It is kept for the next program only when it is
+   * healthy and its memory is still the size it started with: WebAssembly memory never shrinks,
+   * so an instance a program grew would hold up to the whole cap while idle.
+   */
   release(instance: QuickJsInstance, healthy: boolean): void {
-    if (healthy && this.idle.length < MAX_IDLE) this.idle.push(instance)
+    const grown = instance.memory.buffer.byteLength > INITIAL_PAGES * PAGE
+    if (healthy && !grown && this.idle.length < MAX_IDLE) this.idle.push(instance)
   }
 
   /** Instances waiting for a program (for tests and benchmarks). */
