@@ -102,7 +102,13 @@ export function createApp(options: AppOptions): IsoagentApp {
         error instanceof IsoagentError ? error.message : 'the workspace could not be opened',
       )
     }
-    const session = await agent.session(workspace, options.session ?? {})
+    let session: Session
+    try {
+      session = await agent.session(workspace, options.session ?? {})
+    } catch (error) {
+      await workspace.close?.().catch(() => undefined)
+      throw error
+    }
     toolDefs ??= session.toolDefinitions()
     return session
   }

@@ -52,7 +52,7 @@ export function objectSessionStore(options: ObjectSessionStoreOptions): ObjectSe
     get(id) {
       if (current === undefined || current.id !== id) return undefined
       if (idle(current, Date.now())) {
-        void drop(current)
+        void drop(current).catch(() => undefined)
         return undefined
       }
       return current

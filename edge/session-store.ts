@@ -61,7 +61,7 @@ export function memorySessionStore(options: MemorySessionStoreOptions = {}): Ses
   const expired = (s: HostedSession, now: number) => s.closed || s.idleMs(now) >= idleMs
   const drop = (s: HostedSession) => {
     sessions.delete(s.id)
-    void s.close()
+    void s.close().catch(() => undefined)
     if (sessions.size === 0 && timer !== undefined) {
       clearInterval(timer)
       timer = undefined
