@@ -183,6 +183,7 @@ async function readFiles(
         push(line)
         outcomes.push({ request, status: 'failed', error })
       } else {
+        if (out.length === 0) throw budgetTooSmall(budget, request.path)
         stopped = true
         outcomes.push({ request, status: 'pending' })
       }
@@ -190,6 +191,7 @@ async function readFiles(
     }
     const reserve = continuationReserve(budget, files, i, read)
     if (!fits(header, reserve)) {
+      if (out.length === 0) throw budgetTooSmall(budget, request.path)
       stopped = true
       outcomes.push({ request, status: 'pending' })
       continue
@@ -375,4 +377,16 @@ function continuationReserve(
   }
   const full = utf8Length(fullMarker(budget, rest)) + 1
   return full <= budget / 4 ? full : utf8Length(shortMarker(budget)) + 1
+}
+
+/**
+ * A budget that cannot show even the first file's header (and what a continuation needs) would
+ * hand the same request back as its continuation forever: refuse it instead.
+ */
+function budgetTooSmall(budget: number, path: string): IsoagentError {
+  return new IsoagentError(
+    'invalid_argument',
+    `max_output_bytes=${budget} is too small to show ${JSON.stringify(path)} and a continuation; raise it`,
+    { data: { path, max_output_bytes: budget } },
+  )
 }

@@ -217,6 +217,19 @@ export function toolConformance(
         throw new Error('the continuation never ended')
       }
 
+      it('refuses a budget too small to show the first file instead of handing the request back', async () => {
+        // A long path that names no file: its header and error line together exceed the budget.
+        const deep = Array.from({ length: 10 }, (_, i) => `d${i}${'x'.repeat(98)}`).join('/')
+        const f = await open({ 'b.txt': 'two\n' })
+        const r = await f.session.tool('read', {
+          files: [{ path: `${deep}/missing.txt` }, { path: 'b.txt' }],
+          max_output_bytes: 1024,
+        })
+        expect(r.exitCode).toBe(1)
+        expect(r.errorKind).toMatchObject({ type: 'invalid_argument' })
+        expect(r.output).toContain('max_output_bytes=1024 is too small')
+      })
+
       it('reads several files under one budget; the continuation fed back returns the rest', async () => {
         const files: SeedFiles = {}
         const lines: Record<string, string[]> = {}
