@@ -306,43 +306,52 @@ export function createMcpHandler<C = unknown>(options: McpHandlerOptions<C>): Mc
       return jsonRpcError(400, -32000, 'Bad Request: Mcp-Session-Id header is required')
     if (entries.size + opening >= maxSessions)
       return jsonRpcError(429, -32000, 'too many MCP sessions', { 'retry-after': '1' })
+    // The slot stays taken until the session is in `entries` (or given up), so a burst of
+    // initializes cannot open more sessions than the cap.
     opening++
-    let session: Session
     try {
-      session = await options.sessions.create(request, context)
-    } catch (error) {
-      if (error instanceof Response) return error
-      const message =
-        error instanceof IsoagentError ? error.message : 'the workspace could not be opened'
-      return jsonRpcError(503, -32000, message)
+      let session: Session
+      try {
+        session = await options.sessions.create(request, context)
+      } catch (error) {
+        if (error instanceof Response) return error
+        const message =
+          error instanceof IsoagentError ? error.message : 'the workspace could not be opened'
+        return jsonRpcError(503, -32000, message)
+      }
+      const server = createMcpServer(session, options)
+      const entry: McpEntry = {
+        session,
+        server,
+        transport: new WebStandardStreamableHTTPServerTransport({
+          sessionIdGenerator: options.newSessionId
+            ? () => options.newSessionId!(request)
+            : () => crypto.randomUUID(),
+          onsessioninitialized: (id) => {
+            entries.set(id, entry)
+            startTimer()
+          },
+          onsessionclosed: () => finish(entry),
+          ...(options.maxRequestBodySize !== undefined
+            ? { maxRequestBodySize: options.maxRequestBodySize }
+            : {}),
+        }),
+        lastUsed: Date.now(),
+        inFlight: 0,
+        closed: false,
+      }
+      try {
+        await server.connect(entry.transport)
+      } catch (error) {
+        await finish(entry)
+        throw error
+      }
+      const response = await use(entry, request, body)
+      if (entry.transport.sessionId === undefined) await finish(entry)
+      return response
     } finally {
       opening--
     }
-    const server = createMcpServer(session, options)
-    const entry: McpEntry = {
-      session,
-      server,
-      transport: new WebStandardStreamableHTTPServerTransport({
-        sessionIdGenerator: options.newSessionId
-          ? () => options.newSessionId!(request)
-          : () => crypto.randomUUID(),
-        onsessioninitialized: (id) => {
-          entries.set(id, entry)
-          startTimer()
-        },
-        onsessionclosed: () => finish(entry),
-        ...(options.maxRequestBodySize !== undefined
-          ? { maxRequestBodySize: options.maxRequestBodySize }
-          : {}),
-      }),
-      lastUsed: Date.now(),
-      inFlight: 0,
-      closed: false,
-    }
-    await server.connect(entry.transport)
-    const response = await use(entry, request, body)
-    if (entry.transport.sessionId === undefined) await finish(entry)
-    return response
   }
 
   return {

@@ -255,6 +255,19 @@ describe('MCP sessions: idle, limits, cancellation, confirmations', () => {
     }
   })
 
+  it('a burst of initializes opens no more sessions than maxSessions', async () => {
+    const rec = recording()
+    const served = await serveMcp({ sessions: rec.sessions, maxSessions: 2 })
+    try {
+      const results = await Promise.allSettled(Array.from({ length: 6 }, () => connect(served.url)))
+      expect(results.filter((r) => r.status === 'fulfilled').length).toBe(2)
+      expect(served.handler.size).toBe(2)
+      expect(rec.opened.length).toBe(2)
+    } finally {
+      await served.stop()
+    }
+  })
+
   it('a cancelled request aborts the governed call', async () => {
     let aborted = false
     const rec = recording({
