@@ -1,20 +1,13 @@
 import { IsoagentError } from '../errors.ts'
-import type { BudgetLimits } from '../kernel/budget.ts'
-import type { ToolHooks } from '../kernel/hooks.ts'
 import { Kernel } from '../kernel/kernel.ts'
-import type { PermissionRules } from '../kernel/permissions.ts'
-import { memoryArtifactStore, type ArtifactStore } from '../projection/artifact-store.ts'
-import {
-  ToolResultTransformPolicy,
-  type ToolResultTransformPolicyV1,
-} from '../projection/policy.ts'
+import { memoryArtifactStore } from '../projection/artifact-store.ts'
+import { ToolResultTransformPolicy } from '../projection/policy.ts'
 import { builtinTools } from '../tools/builtin.ts'
-import { createGitTool, type GitAuthor } from '../tools/git/git.ts'
-import { createProgramTool } from '../tools/program/program.ts'
-import { quickJsFromModule, type QuickJsLoader } from '../tools/program/quickjs-loader.ts'
 import type { WorkspaceServices } from '../workspace/workspace-services.ts'
-import { customToolSpec, type CustomTool } from './custom-tool.ts'
+import { customToolSpec } from './custom-tool.ts'
 import { Session } from './session.ts'
+import { checkOptions, type ResumeOptions, type SessionOptions } from './session-options.ts'
+import { sessionTools } from './session-tools.ts'
 import { parseSnapshot, type SessionSnapshot } from './snapshot.ts'
 import { workspaceResolver } from './workspace-resolvers.ts'
 
@@ -24,112 +17,7 @@ export interface AgentOptions {
   model?: unknown
 }
 
-/** Options of {@link Agent.session}. */
-export interface SessionOptions {
-  /** Pinned projection policy (default `ToolResultTransformPolicy.conservative()`). */
-  toolResultTransformPolicy?: ToolResultTransformPolicyV1
-  /** Rules for model-side calls: `tool` or `tool(glob)`; deny > ask > allow. */
-  permissions?: PermissionRules
-  hooks?: ToolHooks
-  budget?: BudgetLimits
-  /** One deadline (ms) for every tool, or per-tool deadlines. */
-  toolTimeoutMs?: number | Record<string, number>
-  /** Bound on each hook invocation (default 5000 ms); a hook past it fails closed. */
-  hookTimeoutMs?: number
-  /** How long an `ask` waits for `confirmToolUse` before it counts as refused (default: forever). */
-  confirmationTimeoutMs?: number
-  /** Values never shown in any output, metadata or event (replaced by `[REDACTED]`). */
-  redactSecrets?: string[]
-  /** Where lossy results keep their full original (default: 64 MiB in memory). */
-  artifactStore?: ArtifactStore
-  /** Events a slow subscriber may have waiting before the oldest are dropped (default 1024). */
-  eventBufferSize?: number
-  /** Host-defined tools. */
-  tools?: CustomTool[]
-  /**
-   * Author and committer of the `git` tool's commits and stashes (default
-   * `{ name: 'isoagent', email: 'isoagent@localhost' }`). Also on the CLI path, the repository's
-   * and the user's `user.name`/`user.email` are not used.
-   */
-  gitAuthor?: GitAuthor
-  /**
-   * QuickJS for the `program` tool: a loader, or its WebAssembly module as the runtime has it
-   * (workerd: `import wasm from '@jitl/quickjs-wasmfile-release-sync/wasm'`). Default: the
-   * loader `isoagent/node` sets on import, else one that imports the variant package.
-   */
-  quickjs?: QuickJsLoader | WebAssembly.Module
-}
-
-/** Options of {@link Agent.resumeSession}. */
-export interface ResumeOptions extends SessionOptions {
-  /** The workspace to resume on; else rebuilt from the snapshot's descriptor where possible. */
-  workspace?: WorkspaceServices
-}
-
-const OPTION_KEYS = new Set<string>([
-  'toolResultTransformPolicy',
-  'permissions',
-  'hooks',
-  'budget',
-  'toolTimeoutMs',
-  'hookTimeoutMs',
-  'confirmationTimeoutMs',
-  'redactSecrets',
-  'artifactStore',
-  'eventBufferSize',
-  'tools',
-  'gitAuthor',
-  'quickjs',
-  'workspace',
-])
-
-function checkOptions(options: SessionOptions): void {
-  if (typeof options !== 'object' || options === null)
-    throw new IsoagentError('invalid_argument', 'session options must be an object')
-  for (const key of Object.keys(options)) {
-    if (!OPTION_KEYS.has(key))
-      throw new IsoagentError('invalid_argument', `unknown session option "${key}"`)
-  }
-  for (const key of ['hookTimeoutMs', 'confirmationTimeoutMs', 'eventBufferSize'] as const) {
-    const v = options[key]
-    if (v !== undefined && (typeof v !== 'number' || !Number.isInteger(v) || v < 1)) {
-      throw new IsoagentError('invalid_argument', `${key} must be a positive integer`)
-    }
-  }
-  if (
-    options.redactSecrets !== undefined &&
-    (!Array.isArray(options.redactSecrets) ||
-      options.redactSecrets.some((s) => typeof s !== 'string'))
-  ) {
-    throw new IsoagentError('invalid_argument', 'redactSecrets must be an array of strings')
-  }
-  const author = options.gitAuthor
-  if (
-    author !== undefined &&
-    (typeof author !== 'object' ||
-      author === null ||
-      typeof author.name !== 'string' ||
-      typeof author.email !== 'string' ||
-      author.name.trim() === '' ||
-      /[<>\n]/.test(author.name + author.email))
-  ) {
-    throw new IsoagentError(
-      'invalid_argument',
-      'gitAuthor must be { name, email }: non-empty strings without <, > or newlines',
-    )
-  }
-  const quickjs = options.quickjs
-  if (
-    quickjs !== undefined &&
-    typeof quickjs !== 'function' &&
-    !(typeof WebAssembly !== 'undefined' && quickjs instanceof WebAssembly.Module)
-  ) {
-    throw new IsoagentError(
-      'invalid_argument',
-      'quickjs must be a QuickJsLoader function or a WebAssembly.Module',
-    )
-  }
-}
+export type { ResumeOptions, SessionOptions } from './session-options.ts'
 
 /** Creates sessions; holds what they share (the model). */
 export class Agent {
@@ -204,21 +92,7 @@ export class Agent {
     const policy = ToolResultTransformPolicy.validate(
       options.toolResultTransformPolicy ?? ToolResultTransformPolicy.conservative(),
     )
-    const gitAuthor = options.gitAuthor
-    const quickjs = options.quickjs
-    const loader = quickjs instanceof WebAssembly.Module ? quickJsFromModule(quickjs) : quickjs
-    const tools = builtinTools
-      .filter((tool) => tool.available(workspace.capabilities))
-      .map((tool) =>
-        tool.name === 'git' && gitAuthor !== undefined
-          ? (createGitTool({
-              name: gitAuthor.name,
-              email: gitAuthor.email,
-            }) as unknown as typeof tool)
-          : tool.name === 'program' && loader !== undefined
-            ? (createProgramTool(loader) as unknown as typeof tool)
-            : tool,
-      )
+    const tools = sessionTools(workspace, options)
     const reserved = new Set(builtinTools.map((t) => t.name))
     const custom = (options.tools ?? []).map((t) => customToolSpec(t, reserved))
     const names = new Set<string>()
