@@ -1,5 +1,6 @@
 import { IsoagentError } from '../errors.ts'
 import { Kernel } from '../kernel/kernel.ts'
+import type { LanguageModel } from '../llm/language-model.ts'
 import { memoryArtifactStore } from '../projection/artifact-store.ts'
 import { ToolResultTransformPolicy } from '../projection/policy.ts'
 import { builtinTools } from '../tools/builtin.ts'
@@ -14,7 +15,7 @@ import { workspaceResolver } from './workspace-resolvers.ts'
 /** Options of {@link Agent.create}. */
 export interface AgentOptions {
   /** The language model; needed only once an LLM feature is used. */
-  model?: unknown
+  model?: LanguageModel
 }
 
 export type { ResumeOptions, SessionOptions } from './session-options.ts'
