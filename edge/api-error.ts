@@ -14,6 +14,7 @@ export type ApiErrorCode =
   | 'session_closed'
   | 'workspace_unavailable'
   | 'not_configured'
+  | 'shutting_down'
   | 'internal_error'
 
 /** The body of every error response: `{ "error": { "code", "message" } }`. */

@@ -25,7 +25,8 @@ export function eventStream(
   signal: AbortSignal,
 ): ReadableStream<Uint8Array> {
   let queue: string[] = [': isoagent events\n\n']
-  let queued = 0
+  let queuedEvents = 0
+  let droppedEvents = 0
   let ended = false
   let wake: (() => void) | undefined
   const notify = () => {
@@ -33,16 +34,22 @@ export function eventStream(
     wake = undefined
     w?.()
   }
+  const push = (event: SequencedEvent) => {
+    if (queuedEvents >= SSE_QUEUE_EVENTS) {
+      droppedEvents += queuedEvents
+      queue = []
+      queuedEvents = 0
+    }
+    queue.push(frame(event))
+    queuedEvents++
+  }
   const { replay, unsubscribe } = hosted.subscribe(lastEventId, (event) => {
     if (event === null) ended = true
-    else if (++queued > SSE_QUEUE_EVENTS) {
-      queue = [dropped(queued - 1), frame(event)]
-      queued = 1
-    } else queue.push(frame(event))
+    else push(event)
     notify()
   })
-  if (replay.missed > 0) queue.push(dropped(replay.missed))
-  for (const e of replay.events) queue.push(frame(e))
+  droppedEvents += replay.missed
+  for (const e of replay.events) push(e)
   hosted.enter()
   const heartbeat = setInterval(() => {
     queue.push(': ping\n\n')
@@ -65,11 +72,13 @@ export function eventStream(
 
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
-      while (queue.length === 0 && !ended) await new Promise<void>((r) => (wake = r))
-      if (queue.length > 0) {
-        const chunk = queue.join('')
+      while (queue.length === 0 && droppedEvents === 0 && !ended)
+        await new Promise<void>((r) => (wake = r))
+      if (queue.length > 0 || droppedEvents > 0) {
+        const chunk = (droppedEvents > 0 ? dropped(droppedEvents) : '') + queue.join('')
         queue = []
-        queued = 0
+        queuedEvents = 0
+        droppedEvents = 0
         controller.enqueue(encoder.encode(chunk))
         return
       }

@@ -85,20 +85,64 @@ export function createMcpServer(session: Session, options: McpServerOptions = {}
     jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
   })
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: mcpTools(session) }))
+  const calls = new Set<OpenCall>()
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    const result = await session.governedTool(request.params.name, request.params.arguments ?? {}, {
-      signal: extra.signal,
-    })
-    return toCallToolResult(result)
+    const args = request.params.arguments ?? {}
+    const open: OpenCall = {
+      requestId: extra.requestId,
+      toolName: request.params.name,
+      args: JSON.stringify(args),
+    }
+    calls.add(open)
+    try {
+      const result = await session.governedTool(request.params.name, args, {
+        signal: extra.signal,
+      })
+      return toCallToolResult(result)
+    } finally {
+      calls.delete(open)
+    }
   })
   const mode = options.confirmations ?? 'elicit'
-  if (mode !== 'wait') answerConfirmations(session, server, mode)
+  if (mode !== 'wait') answerConfirmations(session, server, mode, calls)
   return server
 }
 
 const clip = (s: string, max = 400) => (s.length > max ? s.slice(0, max) + '…' : s)
 
-function answerConfirmations(session: Session, server: Server, mode: 'elicit' | 'refuse'): void {
+/** A `tools/call` request being answered: an elicitation for its call goes on its stream. */
+interface OpenCall {
+  requestId: string | number
+  toolName: string
+  args: string
+}
+
+/** The open request a confirmation belongs to: same tool and arguments, else same tool. */
+function requestOf(calls: Set<OpenCall>, toolName: string, args: unknown): OpenCall | undefined {
+  let json: string | undefined
+  try {
+    json = JSON.stringify(args)
+  } catch {
+    json = undefined
+  }
+  let sameTool: OpenCall | undefined
+  for (const call of calls) {
+    if (call.toolName !== toolName) continue
+    if (call.args === json) return call
+    sameTool ??= call
+  }
+  return sameTool
+}
+
+/** An elicitation waits as long as the human takes (the session's own timeout still applies). */
+const ELICITATION_TIMEOUT_MS = 2_147_483_647
+
+function answerConfirmations(
+  session: Session,
+  server: Server,
+  mode: 'elicit' | 'refuse',
+  calls: Set<OpenCall>,
+): void {
   const stop = new AbortController()
   const previous = server.onclose
   server.onclose = () => {
@@ -115,6 +159,7 @@ function answerConfirmations(session: Session, server: Server, mode: 'elicit' | 
   const ask = async (id: string, toolName: string, args: unknown, reason?: string) => {
     if (mode === 'refuse' || server.getClientCapabilities()?.elicitation === undefined)
       return answer(id, false)
+    const related = requestOf(calls, toolName, args)
     try {
       const reply = await server.elicitInput(
         {
@@ -128,7 +173,11 @@ function answerConfirmations(session: Session, server: Server, mode: 'elicit' | 
             required: ['approve'],
           },
         },
-        { signal: stop.signal },
+        {
+          signal: stop.signal,
+          timeout: ELICITATION_TIMEOUT_MS,
+          ...(related !== undefined ? { relatedRequestId: related.requestId } : {}),
+        },
       )
       answer(id, reply.action === 'accept' && reply.content?.approve === true)
     } catch {
@@ -226,6 +275,45 @@ interface McpEntry {
 
 type Timer = ReturnType<typeof setInterval> & { unref?: () => void }
 
+/** An open SSE response (a GET stream, a streamed POST answer) counts as use until it ends. */
+function holdWhileStreaming(entry: McpEntry, response: Response): Response {
+  const body = response.body
+  if (body === null || !(response.headers.get('content-type') ?? '').includes('text/event-stream'))
+    return response
+  entry.inFlight++
+  let released = false
+  const release = () => {
+    if (released) return
+    released = true
+    entry.inFlight--
+    entry.lastUsed = Date.now()
+  }
+  const reader = body.getReader()
+  const held = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { done, value } = await reader.read()
+        if (done) {
+          release()
+          controller.close()
+        } else controller.enqueue(value)
+      } catch (error) {
+        release()
+        controller.error(error)
+      }
+    },
+    cancel(reason) {
+      release()
+      return reader.cancel(reason)
+    },
+  })
+  return new Response(held, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  })
+}
+
 const jsonRpcError = (status: number, code: number, message: string, headers = {}) =>
   new Response(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }), {
     status,
@@ -280,9 +368,12 @@ export function createMcpHandler<C = unknown>(options: McpHandlerOptions<C>): Mc
     entry.inFlight++
     entry.lastUsed = Date.now()
     try {
-      return await entry.transport.handleRequest(
-        request,
-        parsedBody === undefined ? undefined : { parsedBody },
+      return holdWhileStreaming(
+        entry,
+        await entry.transport.handleRequest(
+          request,
+          parsedBody === undefined ? undefined : { parsedBody },
+        ),
       )
     } finally {
       entry.inFlight--

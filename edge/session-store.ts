@@ -24,7 +24,7 @@ export interface SessionStore {
   delete(id: string): Promise<boolean>
   /** Sessions held now. */
   readonly size: number
-  /** Close every session (graceful shutdown). */
+  /** Close every session, including those still opening, and refuse new ones (shutdown). */
   closeAll(): Promise<void>
 }
 
@@ -56,6 +56,8 @@ export function memorySessionStore(options: MemorySessionStoreOptions = {}): Ses
   const newId = options.newId ?? (() => crypto.randomUUID())
   const sessions = new Map<string, HostedSession>()
   let opening = 0
+  const pending = new Set<Promise<unknown>>()
+  let shutDown = false
   let timer: Timer | undefined
 
   const expired = (s: HostedSession, now: number) => s.closed || s.idleMs(now) >= idleMs
@@ -82,6 +84,7 @@ export function memorySessionStore(options: MemorySessionStoreOptions = {}): Ses
       return sessions.size
     },
     async create(open) {
+      if (shutDown) throw new ApiError(503, 'shutting_down', 'this server is shutting down')
       if (sessions.size + opening >= maxSessions) sweep()
       if (sessions.size + opening >= maxSessions) {
         throw new ApiError(
@@ -93,10 +96,17 @@ export function memorySessionStore(options: MemorySessionStoreOptions = {}): Ses
       opening++
       let session: Session
       const id = newId()
+      const opened = open(id)
+      pending.add(opened)
       try {
-        session = await open(id)
+        session = await opened
       } finally {
         opening--
+        pending.delete(opened)
+      }
+      if (shutDown) {
+        await session.close().catch(() => undefined)
+        throw new ApiError(503, 'shutting_down', 'this server is shutting down')
       }
       const hosted = new HostedSession(id, session, options.eventHistory)
       sessions.set(id, hosted)
@@ -124,6 +134,8 @@ export function memorySessionStore(options: MemorySessionStoreOptions = {}): Ses
       return true
     },
     async closeAll() {
+      shutDown = true
+      await Promise.allSettled([...pending])
       const all = [...sessions.values()]
       sessions.clear()
       if (timer !== undefined) clearInterval(timer)

@@ -67,15 +67,23 @@ async function serveMcp(options: Parameters<typeof mountMcp>[1]): Promise<Served
 }
 
 const clients: Client[] = []
-async function connect(url: URL, capabilities: ConstructorParameters<typeof Client>[1] = {}) {
+async function connect(
+  url: URL,
+  capabilities: ConstructorParameters<typeof Client>[1] = {},
+  fetchImpl?: typeof fetch,
+) {
   const client = new Client({ name: 'isoagent-test', version: '0.0.0' }, capabilities)
   const transport = new StreamableHTTPClientTransport(url, {
     requestInit: { headers: { authorization: `Bearer ${TOKEN}` } },
+    ...(fetchImpl ? { fetch: fetchImpl } : {}),
   })
   await client.connect(transport)
   clients.push(client)
   return { client, transport }
 }
+/** A client that never opens the standalone GET stream (405 there is accepted by the SDK). */
+const withoutGetStream: typeof fetch = async (input, init) =>
+  (init?.method ?? 'GET') === 'GET' ? new Response(null, { status: 405 }) : fetch(input, init)
 const call = async (client: Client, name: string, args: Record<string, unknown>) =>
   (await client.callTool({ name, arguments: args })) as CallToolResult
 const text = (result: CallToolResult) =>
@@ -200,7 +208,7 @@ describe('MCP sessions: idle, limits, cancellation, confirmations', () => {
     const rec = recording()
     const served = await serveMcp({ sessions: rec.sessions, idleMs: 100 })
     try {
-      const { client } = await connect(served.url)
+      const { client } = await connect(served.url, {}, withoutGetStream)
       await client.listTools()
       expect(served.handler.size).toBe(1)
       await new Promise((r) => setTimeout(r, 400))
@@ -335,6 +343,56 @@ describe('MCP sessions: idle, limits, cancellation, confirmations', () => {
         isError: true,
         structuredContent: { errorKind: { type: 'permission_denied' } },
       })
+    } finally {
+      await served.stop()
+    }
+  })
+
+  it('asks through the stream of the tools/call request when the client has no GET stream', async () => {
+    const rec = recording({ permissions: { ask: ['write'] } })
+    const served = await serveMcp({ sessions: rec.sessions })
+    try {
+      let gets = 0
+      const { client } = await connect(
+        served.url,
+        { capabilities: { elicitation: {} } },
+        (i, o) => {
+          if ((o?.method ?? 'GET') === 'GET') gets++
+          return withoutGetStream(i, o)
+        },
+      )
+      const asked: string[] = []
+      client.setRequestHandler(ElicitRequestSchema, (request) => {
+        asked.push(request.params.message)
+        return { action: 'accept', content: { approve: true } }
+      })
+      const started = Date.now()
+      const result = await call(client, 'write', { file_path: 'asked.txt', content: 'y\n' })
+      expect(gets).toBeGreaterThan(0)
+      expect(asked).toHaveLength(1)
+      expect(result.isError).toBe(false)
+      expect(Date.now() - started).toBeLessThan(10_000)
+    } finally {
+      await served.stop()
+    }
+  })
+
+  it('keeps a session whose GET event stream is open from idling out', async () => {
+    const rec = recording()
+    const served = await serveMcp({ sessions: rec.sessions, idleMs: 150 })
+    try {
+      let getOpen = false
+      const watching: typeof fetch = async (input, init) => {
+        const response = await fetch(input, init)
+        if ((init?.method ?? 'GET') === 'GET' && response.ok) getOpen = true
+        return response
+      }
+      const { client } = await connect(served.url, {}, watching)
+      await expect.poll(() => getOpen, { timeout: 5000 }).toBe(true)
+      await new Promise((r) => setTimeout(r, 600))
+      expect(rec.closed).toHaveLength(0)
+      expect(served.handler.size).toBe(1)
+      expect((await call(client, 'ls', { path: '.' })).isError).toBe(false)
     } finally {
       await served.stop()
     }
