@@ -46,8 +46,19 @@ export class HostedSession {
   private readonly listeners = new Set<(event: SequencedEvent | null) => void>()
   private closing: Promise<void> | undefined
 
-  constructor(id: string, session: Session, limits: EventHistoryLimits = {}, now = Date.now()) {
+  /**
+   * `startSeq` is the number of the last event a previous holder of this session sent (a
+   * session resumed from its snapshot numbers on from there, so `Last-Event-ID` still works).
+   */
+  constructor(
+    id: string,
+    session: Session,
+    limits: EventHistoryLimits = {},
+    now = Date.now(),
+    startSeq = 0,
+  ) {
     this.id = id
+    this.seq = startSeq
     this.session = session
     this.createdAt = now
     this.lastActive = now

@@ -20,6 +20,11 @@ export interface ObjectSessionStore extends SessionStore {
   readonly current: HostedSession | undefined
   /** Close the session if it is closed or idle; true when it did (or there is none). */
   closeIfIdle(now?: number): Promise<boolean>
+  /**
+   * Hold `session`, resumed from its snapshot after the object lost it from memory, under `id`;
+   * its events are numbered on after `lastSeq`.
+   */
+  restore(id: string, session: Session, lastSeq: number): HostedSession
 }
 
 /**
@@ -70,6 +75,12 @@ export function objectSessionStore(options: ObjectSessionStoreOptions): ObjectSe
     },
     async closeAll() {
       if (current !== undefined) await drop(current)
+    },
+    restore(id, session, lastSeq) {
+      if (current !== undefined)
+        throw new ApiError(409, 'session_closed', 'this object already holds a session')
+      current = new HostedSession(id, session, options.eventHistory, Date.now(), lastSeq)
+      return current
     },
   }
 }

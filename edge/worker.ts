@@ -2,7 +2,7 @@
 // Durable Object (`IsoagentSession`), so every request of a session and its event stream reach
 // one object; so does each MCP session of `/mcp`. `wrangler.toml` names this file as `main`.
 import quickJsWasm from '@jitl/quickjs-wasmfile-release-sync/wasm'
-import type { SessionOptions } from '../adapters/index.ts'
+import { Agent, type SessionOptions, type SessionSnapshot } from '../adapters/index.ts'
 import { errorResponse } from './api-error.ts'
 import { createApp, DEFAULT_MAX_BODY_BYTES, type AppOptions, type IsoagentApp } from './app.ts'
 import { presentedToken, tokenChecker } from './auth.ts'
@@ -29,6 +29,16 @@ const SESSION_PATH = /^\/v1\/sessions\/([^/]+)(?:\/.*)?$/
 /** Objects of MCP sessions are named apart from those of API sessions. */
 const MCP_OBJECT_PREFIX = 'mcp:'
 const STORED_SESSION = 'session'
+
+/** What a session's object keeps in its storage, so the session outlives the object's memory. */
+interface StoredSession {
+  id: string
+  openedAt: number
+  /** The session's snapshot after its latest request. */
+  snapshot?: SessionSnapshot
+  /** The number of its latest event. */
+  lastSeq?: number
+}
 
 /** How much of a refused body is read before answering (beyond it the connection is cut). */
 const DRAIN_LIMIT = 4 * DEFAULT_MAX_BODY_BYTES
@@ -203,6 +213,8 @@ export class IsoagentSession {
   private assignedId: string | undefined
   private app: IsoagentApp | undefined
   private store: ObjectSessionStore | undefined
+  private persisted: string | undefined
+  private restoring: Promise<void> | undefined
 
   constructor(
     private readonly state: DurableObjectStateLike,
@@ -229,12 +241,54 @@ export class IsoagentSession {
         )
       request = new Request(request, { body: bytes })
     }
+    if (
+      creating === null &&
+      this.store!.current === undefined &&
+      new URL(request.url).pathname !== '/mcp'
+    )
+      await (this.restoring ??= this.restore(settings).finally(() => (this.restoring = undefined)))
     const response = await this.app.fetch(request, this.env)
-    if (creating !== null && response.status === 201) {
-      await this.state.storage.put(STORED_SESSION, { id: creating, openedAt: Date.now() })
+    if (creating !== null && response.status === 201)
       await this.state.storage.setAlarm(Date.now() + settings.sessionIdleMs)
-    }
+    await this.persist()
     return response
+  }
+
+  /** Keep the session's snapshot in storage (when it changed), for {@link restore}. */
+  private async persist(): Promise<void> {
+    const current = this.store?.current
+    if (current === undefined || current.closed) return
+    const stored: StoredSession = {
+      id: current.id,
+      openedAt: current.createdAt,
+      snapshot: current.session.snapshot(),
+      lastSeq: current.lastSeq,
+    }
+    const json = JSON.stringify(stored)
+    if (json === this.persisted) return
+    await this.state.storage.put(STORED_SESSION, stored)
+    this.persisted = json
+  }
+
+  /**
+   * The object lost its memory (evicted, restarted) but its storage holds a session that was
+   * never closed: resume it from its snapshot over the same workspace bindings. A memory
+   * workspace died with the object's memory, so such a session is gone (404).
+   */
+  private async restore(settings: WorkerSettings): Promise<void> {
+    const stored = await this.state.storage.get<StoredSession>(STORED_SESSION)
+    if (stored?.snapshot === undefined || stored.snapshot.workspace.kind === 'memory') return
+    try {
+      const session = await Agent.create().resumeSession(stored.snapshot, {
+        ...sessionOptions(settings),
+        workspace: workspaceFromEnv(this.env),
+      })
+      this.assignedId = stored.id
+      this.store!.restore(stored.id, session, stored.lastSeq ?? 0)
+      await this.state.storage.setAlarm(Date.now() + settings.sessionIdleMs)
+    } catch {
+      // Not resumable (bindings changed): the session is gone; the alarm forgets it.
+    }
   }
 
   async alarm(): Promise<void> {
