@@ -12,7 +12,12 @@ import { ApiError, errorResponse } from './api-error.ts'
 import { presentedToken, tokenChecker } from './auth.ts'
 import type { EventHistoryLimits, HostedSession } from './hosted-session.ts'
 import type { AppContext, RouteSpec } from './route-spec.ts'
-import { agentMcpSessions, createMcpHandler, type McpHandlerOptions } from './mcp.ts'
+import {
+  agentMcpSessions,
+  createMcpHandler,
+  type McpHandler,
+  type McpHandlerOptions,
+} from './mcp.ts'
 import { mcpRoutes } from './mcp-routes.ts'
 import { apiRoutes } from './routes.ts'
 import { memorySessionStore, type SessionStore } from './session-store.ts'
@@ -64,6 +69,8 @@ export interface AppOptions {
 export type IsoagentApp = Hono & {
   /** The app's context (store, sessions, route table). */
   readonly context: AppContext
+  /** The MCP endpoint's handler (undefined with `mcp: false`). */
+  readonly mcp: McpHandler<Context> | undefined
   /** Close every session: running calls (and `bash` process groups) end, streams end. */
   close(): Promise<void>
 }
@@ -192,6 +199,7 @@ export function createApp(options: AppOptions): IsoagentApp {
 
   return Object.assign(app, {
     context: ctx,
+    mcp,
     close: async () => {
       await Promise.all([mcp?.close(), store.closeAll()])
     },

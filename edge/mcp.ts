@@ -249,6 +249,8 @@ export interface McpHandlerOptions<C = unknown> extends McpServerOptions {
   maxSessions?: number
   /** Largest POST body the transport reads (default: the SDK's 4 MiB). */
   maxRequestBodySize?: number
+  /** Runs once an MCP session has ended (DELETE, idle or shutdown), with its id. */
+  onSessionClosed?: (id: string) => void | Promise<void>
 }
 
 /** The MCP Streamable HTTP endpoint of {@link createMcpHandler}. */
@@ -260,6 +262,8 @@ export interface McpHandler<C = unknown> {
   handle(request: Request, context?: C): Promise<Response>
   /** Open MCP sessions now. */
   readonly size: number
+  /** Whether the MCP session `id` is open. */
+  has(id: string): boolean
   /** Close every MCP session and its isoagent session. */
   close(): Promise<void>
 }
@@ -347,6 +351,8 @@ export function createMcpHandler<C = unknown>(options: McpHandlerOptions<C>): Mc
     }
     await entry.server.close().catch(() => undefined)
     await options.sessions.close(entry.session).catch(() => undefined)
+    const id = entry.transport.sessionId
+    if (id !== undefined) await Promise.resolve(options.onSessionClosed?.(id)).catch(() => {})
   }
   const sweep = () => {
     const now = Date.now()
@@ -460,6 +466,10 @@ export function createMcpHandler<C = unknown>(options: McpHandlerOptions<C>): Mc
     },
     get size() {
       return entries.size
+    },
+    has(id) {
+      const entry = entries.get(id)
+      return entry !== undefined && !entry.closed
     },
     async close() {
       await Promise.all([...new Set(entries.values())].map(finish))

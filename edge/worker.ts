@@ -29,6 +29,7 @@ const SESSION_PATH = /^\/v1\/sessions\/([^/]+)(?:\/.*)?$/
 /** Objects of MCP sessions are named apart from those of API sessions. */
 const MCP_OBJECT_PREFIX = 'mcp:'
 const STORED_SESSION = 'session'
+const STORED_MCP = 'mcp'
 
 /** What a session's object keeps in its storage, so the session outlives the object's memory. */
 interface StoredSession {
@@ -75,6 +76,21 @@ async function readBounded(body: ReadableStream<Uint8Array>, max: number) {
     at += chunk.byteLength
   }
   return bytes
+}
+
+/** Whether a JSON-RPC body is (or holds) an MCP `initialize` request. */
+function isInitialize(bytes: Uint8Array | undefined): boolean {
+  if (bytes === undefined) return false
+  try {
+    const body: unknown = JSON.parse(new TextDecoder().decode(bytes))
+    const messages = Array.isArray(body) ? body : [body]
+    return messages.some(
+      (m) =>
+        typeof m === 'object' && m !== null && (m as { method?: unknown }).method === 'initialize',
+    )
+  } catch {
+    return false
+  }
 }
 
 const notConfigured = (error: unknown) =>
@@ -170,6 +186,61 @@ export function createWorker(options: WorkerOptions = {}): IsoagentWorker {
     return response
   }
 
+  // An MCP session counts against ISOAGENT_MAX_SESSIONS like an API session: its lease (named
+  // as its object is) is taken before `initialize` reaches the object.
+  const openMcpSession = async (
+    request: Request,
+    headers: Headers,
+    env: WorkerEnv,
+    settings: WorkerSettings,
+  ) => {
+    const id = crypto.randomUUID()
+    const name = MCP_OBJECT_PREFIX + id
+    // Only an `initialize` opens an MCP session: anything else goes on to be refused by the
+    // object, without a lease (the registry is not asked).
+    const bytes =
+      request.body === null ? undefined : await readBounded(request.body, DEFAULT_MAX_BODY_BYTES)
+    if (request.body !== null && bytes === undefined)
+      return new Response(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          error: { code: -32000, message: 'Payload Too Large' },
+          id: null,
+        }),
+        { status: 413, headers: { 'content-type': 'application/json' } },
+      )
+    const forward = new Request(request, bytes !== undefined ? { body: bytes } : {})
+    const registry = isInitialize(bytes) ? registryClient(env.REGISTRY) : undefined
+    if (
+      registry &&
+      !(await registry.reserve(name, settings.maxSessions, leaseMs(settings.sessionIdleMs)))
+    ) {
+      return new Response(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          error: {
+            code: -32000,
+            message: `this server holds at most ${settings.maxSessions} sessions`,
+          },
+          id: null,
+        }),
+        { status: 429, headers: { 'content-type': 'application/json', 'retry-after': '1' } },
+      )
+    }
+    headers.set(NEW_MCP_SESSION_HEADER, id)
+    let response: Response
+    try {
+      response = await env.SESSIONS.get(env.SESSIONS.idFromName(name)).fetch(
+        new Request(forward, { headers }),
+      )
+    } catch (error) {
+      await registry?.release(name)
+      throw error
+    }
+    if (registry && response.headers.get('mcp-session-id') === null) await registry.release(name)
+    return response
+  }
+
   return {
     async fetch(request, env) {
       const front = frontOf(env)
@@ -185,12 +256,10 @@ export function createWorker(options: WorkerOptions = {}): IsoagentWorker {
       if (url.pathname === '/mcp') {
         // An MCP session lives in an object too: `initialize` (no session id yet) goes to a new
         // one, whose transport takes the id the object is named by; later requests follow it.
-        let id = request.headers.get('mcp-session-id')
-        if (id === null) {
-          id = crypto.randomUUID()
-          headers.set(NEW_MCP_SESSION_HEADER, id)
-        }
-        name = MCP_OBJECT_PREFIX + id
+        const id = request.headers.get('mcp-session-id')
+        if (id === null && request.method === 'POST')
+          return openMcpSession(request, headers, env, front.settings)
+        name = MCP_OBJECT_PREFIX + (id ?? crypto.randomUUID())
       } else {
         const match = SESSION_PATH.exec(url.pathname)
         if (match === null) return front.app.fetch(request, env)
@@ -250,6 +319,11 @@ export class IsoagentSession {
     const response = await this.app.fetch(request, this.env)
     if (creating !== null && response.status === 201)
       await this.state.storage.setAlarm(Date.now() + settings.sessionIdleMs)
+    const mcpId = request.headers.get(NEW_MCP_SESSION_HEADER)
+    if (mcpId !== null && response.headers.get('mcp-session-id') === mcpId) {
+      await this.state.storage.put(STORED_MCP, { id: mcpId })
+      await this.state.storage.setAlarm(Date.now() + settings.sessionIdleMs)
+    }
     await this.persist()
     return response
   }
@@ -293,6 +367,17 @@ export class IsoagentSession {
 
   async alarm(): Promise<void> {
     const settings = workerSettings(this.env)
+    const mcp = await this.state.storage.get<{ id: string }>(STORED_MCP)
+    if (mcp !== undefined) {
+      if (this.app?.mcp?.has(mcp.id)) {
+        await this.state.storage.setAlarm(Date.now() + settings.sessionIdleMs)
+        await registryClient(this.env.REGISTRY)?.renew(
+          MCP_OBJECT_PREFIX + mcp.id,
+          leaseMs(settings.sessionIdleMs),
+        )
+      } else await this.forgetMcp(mcp.id)
+      return
+    }
     const current = this.store?.current
     if (current !== undefined) {
       if (await this.store!.closeIfIdle()) return
@@ -304,6 +389,12 @@ export class IsoagentSession {
     // No session in memory: it was closed, or the object was reset; forget what is stored.
     const stored = await this.state.storage.get<{ id: string }>(STORED_SESSION)
     await this.forget(stored?.id)
+  }
+
+  private async forgetMcp(id: string): Promise<void> {
+    await registryClient(this.env.REGISTRY)?.release(MCP_OBJECT_PREFIX + id)
+    await this.state.storage.delete(STORED_MCP)
+    await this.state.storage.deleteAlarm()
   }
 
   private async forget(id: string | undefined): Promise<void> {
@@ -329,6 +420,7 @@ export class IsoagentSession {
       mcp: {
         newSessionId: (request) =>
           request.headers.get(NEW_MCP_SESSION_HEADER) ?? crypto.randomUUID(),
+        onSessionClosed: (id) => this.forgetMcp(id),
       },
     })
   }
