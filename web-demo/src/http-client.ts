@@ -65,11 +65,12 @@ export class HttpClient implements ToolClient {
     if (!response.ok) throw new Error(await describe(response))
     const { id } = (await response.json()) as { id: string }
     this.sessionId = id
-    this.listen(id)
+    await this.listen(id)
     return id
   }
 
-  private listen(id: string): void {
+  /** Subscribe to the session's events; resolves once the stream is open (or after 5 s). */
+  private listen(id: string): Promise<void> {
     this.source?.close()
     const source = new EventSource(
       this.url(`v1/sessions/${encodeURIComponent(id)}/events?token=${encodeURIComponent(this.token)}`),
@@ -81,6 +82,10 @@ export class HttpClient implements ToolClient {
       })
     }
     this.source = source
+    return new Promise((done) => {
+      const timer = setTimeout(done, 5000)
+      source.addEventListener('open', () => (clearTimeout(timer), done()), { once: true })
+    })
   }
 
   /** A session route, reopening the session once when the server no longer holds it. */

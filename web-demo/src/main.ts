@@ -153,6 +153,19 @@ async function start(mode: ClientMode): Promise<void> {
     return
   }
   client = next
+  const tap = next.onEvent((event) => {
+    events.add(event)
+    if (event.type === 'confirmation_required')
+      dialog.ask({ id: event.confirmationId, callId: event.callId, toolName: event.toolName, args: event.args })
+  })
+  unsubscribe = tap
+  // Every result's projection evidence goes to the timeline, beside its call's end.
+  const call = next.call.bind(next)
+  next.call = async (name, args) => {
+    const result = await call(name, args)
+    events.evidence(result)
+    return result
+  }
   const tools = await next.tools()
   const names = new Set(tools.map((t) => t.name))
   const { file, all } = createPanels()
@@ -196,19 +209,6 @@ async function start(mode: ClientMode): Promise<void> {
     e.preventDefault()
     showTab(all, all[(at + step + all.length) % all.length]!.id, true)
   }
-  const tap = next.onEvent((event) => {
-    events.add(event)
-    if (event.type === 'confirmation_required')
-      dialog.ask({ id: event.confirmationId, callId: event.callId, toolName: event.toolName, args: event.args })
-  })
-  // Every result's projection evidence goes to the timeline, beside its call's end.
-  const call = next.call.bind(next)
-  next.call = async (name, args) => {
-    const result = await call(name, args)
-    events.evidence(result)
-    return result
-  }
-  unsubscribe = tap
   dialog.attach(next)
   if (mode === 'tab') importControls(next as TabClient, () => tree.refresh())
   status.textContent = `Workspace: ${next.description} · ${tools.length} tools`

@@ -1,3 +1,4 @@
+import LightningFS from '@isomorphic-git/lightning-fs'
 import {
   Agent,
   WorkspacePath,
@@ -18,6 +19,8 @@ export const TAB_PERMISSIONS = {
   ask: ['write(private/**)', 'edit(private/**)', 'patch(private/**)'],
 }
 
+const READ_ONLY = new Set(['read', 'ls', 'search'])
+
 /** A file to put into the workspace: its relative path and its bytes. */
 export interface ImportedFile {
   path: string
@@ -36,6 +39,7 @@ export class TabClient implements ToolClient {
   private readonly stop = new AbortController()
 
   private constructor(
+    private readonly lfs: LightningFS,
     private readonly session: Session,
     /** The workspace port, for importing and exporting files (host-side, no tool call). */
     readonly workspace: WorkspaceServices,
@@ -44,9 +48,10 @@ export class TabClient implements ToolClient {
   }
 
   static async open(): Promise<TabClient> {
-    const workspace = browserWorkspace({ name: TAB_WORKSPACE_NAME })
+    const lfs = new LightningFS(TAB_WORKSPACE_NAME)
+    const workspace = browserWorkspace({ name: TAB_WORKSPACE_NAME, fs: lfs })
     const session = await Agent.create().session(workspace, { permissions: TAB_PERMISSIONS })
-    return new TabClient(session, workspace)
+    return new TabClient(lfs, session, workspace)
   }
 
   private async pump(): Promise<void> {
@@ -58,8 +63,20 @@ export class TabClient implements ToolClient {
     return this.session.toolDefinitions()
   }
 
-  call(name: string, args: Record<string, unknown>): Promise<ToolResult> {
-    return this.session.governedTool(name, args)
+  async call(name: string, args: Record<string, unknown>): Promise<ToolResult> {
+    const result = await this.session.governedTool(name, args)
+    if (!READ_ONLY.has(name)) await this.saveTree()
+    return result
+  }
+
+  /**
+   * Save lightning-fs's tree now. The workspace saves it before a write returns, but the last
+   * step of an overwrite (deleting the old bytes, set aside as a hidden `.isoagent-old` entry)
+   * is saved only by lightning-fs's own save 500 ms later: a reload before that brings back the
+   * entry without its data, and `git add` then fails on it.
+   */
+  private async saveTree(): Promise<void> {
+    await this.lfs.promises.flush().catch(() => undefined)
   }
 
   onEvent(listener: (event: SessionEvent) => void): () => void {
@@ -88,6 +105,7 @@ export class TabClient implements ToolClient {
       await this.workspace.write(WorkspacePath.parse(file.path), file.bytes)
       onProgress?.(++done)
     }
+    await this.saveTree()
     return done
   }
 

@@ -23,7 +23,23 @@ export function timeline(): {
 } {
   const list = h('ol', { id: 'timeline', class: 'timeline', 'aria-label': 'Session events' })
   const calls = new Map<string, HTMLElement>()
+  // A call's end (event) and its result (reply) arrive in either order: each waits for the other.
   const awaitingEvidence: HTMLElement[] = []
+  const earlyResults: ToolResult[] = []
+
+  const attach = (el: HTMLElement, result: ToolResult) => {
+    const e = result.metadata?.a3s_tool_result_evidence as Evidence | undefined
+    if (!e) return
+    const saved = e.original_bytes - e.projected_bytes
+    el.append(
+      h(
+        'div',
+        { class: 'evidence', 'data-saved': saved },
+        `projection: ${e.original_bytes} B → ${e.projected_bytes} B` +
+          (saved > 0 ? `, ${saved} B saved (${e.loss_mode})` : ', nothing cut'),
+      ),
+    )
+  }
 
   const entry = (callId: string, toolName: string, at: number): HTMLElement => {
     let el = calls.get(callId)
@@ -86,7 +102,11 @@ export function timeline(): {
             ` ${event.state} in ${event.durationMs} ms` +
             (event.exitCode === 0 ? '' : ` (${event.errorKind?.type ?? 'error'})`) +
             `, ${event.outputBytes} B`
-          if (!event.parentCallId) awaitingEvidence.push(el)
+          if (!event.parentCallId) {
+            const early = earlyResults.findIndex((r) => r.name === event.toolName)
+            if (early >= 0) attach(el, earlyResults.splice(early, 1)[0]!)
+            else awaitingEvidence.push(el)
+          }
           break
         }
         case 'confirmation_required':
@@ -104,24 +124,18 @@ export function timeline(): {
       }
     },
     evidence(result) {
-      const e = result.metadata?.a3s_tool_result_evidence as Evidence | undefined
       const at = awaitingEvidence.findIndex((el) => el.dataset.tool === result.name)
-      if (at < 0 || !e) return
-      const [el] = awaitingEvidence.splice(at, 1)
-      const saved = e.original_bytes - e.projected_bytes
-      el!.append(
-        h(
-          'div',
-          { class: 'evidence', 'data-saved': saved },
-          `projection: ${e.original_bytes} B → ${e.projected_bytes} B` +
-            (saved > 0 ? `, ${saved} B saved (${e.loss_mode})` : ', nothing cut'),
-        ),
-      )
+      if (at >= 0) attach(awaitingEvidence.splice(at, 1)[0]!, result)
+      else {
+        earlyResults.push(result)
+        if (earlyResults.length > 50) earlyResults.shift()
+      }
     },
     clear() {
       list.replaceChildren()
       calls.clear()
       awaitingEvidence.length = 0
+      earlyResults.length = 0
     },
   }
 }
