@@ -168,9 +168,7 @@ export async function serveCommand(
     [
       `isoagent ${VERSION} serving ${workspace.describe}`,
       `  tools:  ${tools.join(', ')}`,
-      ...(Object.keys(permissions).length > 0
-        ? [`  rules:  ${JSON.stringify(permissions)}`]
-        : []),
+      ...(Object.keys(permissions).length > 0 ? [`  rules:  ${JSON.stringify(permissions)}`] : []),
       `  open:   ${url}/?token=${encodeURIComponent(token)}`,
       `  health: curl -s ${url}/v1/health`,
       `  try:    S=$(curl -s -X POST -H ${auth} ${url}/v1/sessions | ${id}) && curl -s -X POST -H ${auth} -d '{"args":{"path":"."}}' ${url}/v1/sessions/$S/tools/ls`,

@@ -67,7 +67,9 @@ export interface AppOptions {
 }
 
 /** A static file server: the response for a request's path, or `undefined` when none is held. */
-export type StaticAssets = (request: Request) => Response | undefined | Promise<Response | undefined>
+export type StaticAssets = (
+  request: Request,
+) => Response | undefined | Promise<Response | undefined>
 
 /** The Hono app of {@link createApp}, with its session store and a shutdown. */
 export type IsoagentApp = Hono & {

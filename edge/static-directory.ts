@@ -19,7 +19,8 @@ export function staticDirectory(root: string): StaticAssets {
     } catch {
       return undefined
     }
-    if (path.includes('\0') || path.split('/').some((part) => part.startsWith('.'))) return undefined
+    if (path.includes('\0') || path.split('/').some((part) => part.startsWith('.')))
+      return undefined
     let file = resolve(join(base, path))
     if (file !== base && !file.startsWith(base + sep)) return undefined
     let info = await stat(file).catch(() => undefined)

@@ -43,8 +43,7 @@ export async function startDemoServer(args: string[]): Promise<DemoServer> {
   return {
     url,
     token,
-    pageUrl: (mode) =>
-      `${url}/?token=${encodeURIComponent(token)}${mode ? `&mode=${mode}` : ''}`,
+    pageUrl: (mode) => `${url}/?token=${encodeURIComponent(token)}${mode ? `&mode=${mode}` : ''}`,
     stop: () =>
       new Promise<void>((done) => {
         if (child.exitCode !== null) return done()

@@ -101,19 +101,25 @@ describe('web demo, server mode (Chromium)', () => {
 
   it('edits a file on disk through the same panels', async () => {
     await page.click('.tree-file[data-path="README.md"]')
-    await page.waitForFunction(() => document.getElementById('file-title')?.textContent === 'README.md')
+    await page.waitForFunction(
+      () => document.getElementById('file-title')?.textContent === 'README.md',
+    )
     await page.fill('#editor', '# served from disk, edited in the page')
     await page.click('#review')
     await page.waitForSelector('#diff-before .diff')
     await page.click('#apply')
     await page.waitForSelector('#diff-after .diff')
-    expect(readFileSync(join(dir, 'README.md'), 'utf8')).toBe('# served from disk, edited in the page\n')
+    expect(readFileSync(join(dir, 'README.md'), 'utf8')).toBe(
+      '# served from disk, edited in the page\n',
+    )
   })
 
   it('switches to the in-tab workspace and back', async () => {
     await page.check('#mode-tab')
     await page.waitForSelector('body[data-ready="tab"]')
-    expect(await page.$$eval('#tool-list li', (l) => l.map((i) => i.textContent))).not.toContain('bash')
+    expect(await page.$$eval('#tool-list li', (l) => l.map((i) => i.textContent))).not.toContain(
+      'bash',
+    )
     await page.check('#mode-server')
     await page.waitForSelector('body[data-ready="server"]')
     expect(await page.$$eval('#tool-list li', (l) => l.map((i) => i.textContent))).toContain('bash')

@@ -46,7 +46,9 @@ async function openFile(path: string): Promise<void> {
 describe('web demo, this tab (Chromium)', () => {
   it('offers the browser workspace tools: no bash, no download', async () => {
     const tools = await page.$$eval('#tool-list li', (items) => items.map((i) => i.textContent))
-    expect(tools).toEqual(expect.arrayContaining(['read', 'write', 'edit', 'ls', 'search', 'git', 'program']))
+    expect(tools).toEqual(
+      expect.arrayContaining(['read', 'write', 'edit', 'ls', 'search', 'git', 'program']),
+    )
     expect(tools).not.toContain('bash')
     expect(tools).not.toContain('download')
     expect(await page.textContent('#status')).toContain('this tab')

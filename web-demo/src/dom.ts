@@ -10,7 +10,8 @@ export function h<K extends keyof HTMLElementTagNameMap>(
   const el = document.createElement(tag)
   for (const [key, value] of Object.entries(attrs)) {
     if (value === undefined || value === false) continue
-    if (key.startsWith('on') && typeof value === 'function') el.addEventListener(key.slice(2), value)
+    if (key.startsWith('on') && typeof value === 'function')
+      el.addEventListener(key.slice(2), value)
     else if (key === 'value' && 'value' in el) (el as HTMLInputElement).value = String(value)
     else if (key === 'checked' && 'checked' in el) (el as HTMLInputElement).checked = Boolean(value)
     else el.setAttribute(key, value === true ? '' : String(value))
@@ -54,7 +55,16 @@ export function diffView(diff: string): HTMLElement {
   const pre = h('pre', { class: 'diff', tabindex: 0 })
   for (const line of diff.split('\n')) {
     const kind = line.startsWith('+++') || line.startsWith('---') ? 'file' : line[0]
-    const cls = kind === '+' ? 'add' : kind === '-' ? 'del' : kind === '@' ? 'hunk' : kind === 'file' ? 'file' : ''
+    const cls =
+      kind === '+'
+        ? 'add'
+        : kind === '-'
+          ? 'del'
+          : kind === '@'
+            ? 'hunk'
+            : kind === 'file'
+              ? 'file'
+              : ''
     append(pre, h('span', { class: cls }, line), '\n')
   }
   return pre

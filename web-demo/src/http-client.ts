@@ -73,7 +73,9 @@ export class HttpClient implements ToolClient {
   private listen(id: string): Promise<void> {
     this.source?.close()
     const source = new EventSource(
-      this.url(`v1/sessions/${encodeURIComponent(id)}/events?token=${encodeURIComponent(this.token)}`),
+      this.url(
+        `v1/sessions/${encodeURIComponent(id)}/events?token=${encodeURIComponent(this.token)}`,
+      ),
     )
     for (const type of EVENT_TYPES) {
       source.addEventListener(type, (message) => {
@@ -91,7 +93,11 @@ export class HttpClient implements ToolClient {
   /** A session route, reopening the session once when the server no longer holds it. */
   private async sessionRequest(method: string, rest: string, body?: unknown): Promise<Response> {
     const id = this.sessionId ?? (await this.newSession())
-    const response = await this.request(method, `v1/sessions/${encodeURIComponent(id)}${rest}`, body)
+    const response = await this.request(
+      method,
+      `v1/sessions/${encodeURIComponent(id)}${rest}`,
+      body,
+    )
     if (response.status !== 404 || this.closed) return response
     const copy = response.clone()
     const code = ((await copy.json().catch(() => ({}))) as ApiErrorBody).error?.code

@@ -37,7 +37,10 @@ const modeButton = (mode: ClientMode, label: string, enabled: boolean) => {
   })
   return h(
     'label',
-    { for: input.id, title: enabled ? undefined : 'Open the URL isoagent serve prints (it has ?token=)' },
+    {
+      for: input.id,
+      title: enabled ? undefined : 'Open the URL isoagent serve prints (it has ?token=)',
+    },
     input,
     ' ',
     label,
@@ -49,14 +52,7 @@ modeGroup.append(
 )
 
 app.append(
-  h(
-    'header',
-    {},
-    h('h1', {}, 'isoagent'),
-    modeGroup,
-    status,
-    tabTools,
-  ),
+  h('header', {}, h('h1', {}, 'isoagent'), modeGroup, status, tabTools),
   h(
     'main',
     { class: 'layout' },
@@ -98,12 +94,22 @@ function importControls(tab: TabClient, refresh: () => void) {
       if (input.files?.length) await run(await filesOfInput(input.files))
       input.value = ''
     })
-    return h('label', { class: 'button', for: id, tabindex: 0, onkeydown: (e: Event) => {
-      if ((e as KeyboardEvent).key === 'Enter' || (e as KeyboardEvent).key === ' ') {
-        e.preventDefault()
-        input.click()
-      }
-    } }, label, input)
+    return h(
+      'label',
+      {
+        class: 'button',
+        for: id,
+        tabindex: 0,
+        onkeydown: (e: Event) => {
+          if ((e as KeyboardEvent).key === 'Enter' || (e as KeyboardEvent).key === ' ') {
+            e.preventDefault()
+            input.click()
+          }
+        },
+      },
+      label,
+      input,
+    )
   }
   const exportButton = h(
     'button',
@@ -118,7 +124,12 @@ function importControls(tab: TabClient, refresh: () => void) {
     },
     'Export zip',
   )
-  replace(tabTools, picker('import-files', 'Import files', false), picker('import-folder', 'Import folder', true), exportButton)
+  replace(
+    tabTools,
+    picker('import-files', 'Import files', false),
+    picker('import-folder', 'Import folder', true),
+    exportButton,
+  )
   document.body.ondragover = (e) => e.preventDefault()
   document.body.ondrop = async (e) => {
     e.preventDefault()
@@ -156,7 +167,12 @@ async function start(mode: ClientMode): Promise<void> {
   const tap = next.onEvent((event) => {
     events.add(event)
     if (event.type === 'confirmation_required')
-      dialog.ask({ id: event.confirmationId, callId: event.callId, toolName: event.toolName, args: event.args })
+      dialog.ask({
+        id: event.confirmationId,
+        callId: event.callId,
+        toolName: event.toolName,
+        args: event.args,
+      })
   })
   unsubscribe = tap
   // Every result's projection evidence goes to the timeline, beside its call's end.
@@ -197,12 +213,18 @@ async function start(mode: ClientMode): Promise<void> {
       ),
     )
     panelHost.append(
-      h('div', { role: 'tabpanel', id: `panel-${panel.id}`, 'aria-labelledby': `tab-${panel.id}` }, panel.render(ctx)),
+      h(
+        'div',
+        { role: 'tabpanel', id: `panel-${panel.id}`, 'aria-labelledby': `tab-${panel.id}` },
+        panel.render(ctx),
+      ),
     )
   }
   showTab(all, 'file')
   tabList.onkeydown = (e) => {
-    const at = all.findIndex((p) => document.getElementById(`tab-${p.id}`) === document.activeElement)
+    const at = all.findIndex(
+      (p) => document.getElementById(`tab-${p.id}`) === document.activeElement,
+    )
     if (at < 0) return
     const step = e.key === 'ArrowRight' ? 1 : e.key === 'ArrowLeft' ? -1 : 0
     if (step === 0) return
@@ -214,7 +236,14 @@ async function start(mode: ClientMode): Promise<void> {
   status.textContent = `Workspace: ${next.description} · ${tools.length} tools`
   document.body.dataset.mode = mode
   document.body.dataset.ready = mode
+  performance.mark('isoagent-ready')
 }
 
 const requested = params.get('mode')
-void start(requested === 'server' && serverAvailable ? 'server' : requested === 'tab' || !serverAvailable ? 'tab' : 'server')
+void start(
+  requested === 'server' && serverAvailable
+    ? 'server'
+    : requested === 'tab' || !serverAvailable
+      ? 'tab'
+      : 'server',
+)

@@ -35,7 +35,8 @@ export function schemaForm(schema: JsonSchema, idPrefix: string): SchemaForm {
     let control: HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement
     if (prop.enum) {
       control = h('select', { id, 'data-arg': name }, h('option', { value: '' }, '—'))
-      for (const v of prop.enum) control.append(h('option', { value: JSON.stringify(v) }, String(v)))
+      for (const v of prop.enum)
+        control.append(h('option', { value: JSON.stringify(v) }, String(v)))
       readers[name] = () => (control.value === '' ? undefined : JSON.parse(control.value))
       writers[name] = (v) => (control.value = v === undefined ? '' : JSON.stringify(v))
     } else if (type === 'boolean') {
@@ -49,7 +50,12 @@ export function schemaForm(schema: JsonSchema, idPrefix: string): SchemaForm {
       readers[name] = () => (control.value === '' ? undefined : control.value === 'true')
       writers[name] = (v) => (control.value = v === undefined ? '' : String(v))
     } else if (type === 'integer' || type === 'number') {
-      control = h('input', { id, type: 'number', 'data-arg': name, step: type === 'integer' ? 1 : 'any' })
+      control = h('input', {
+        id,
+        type: 'number',
+        'data-arg': name,
+        step: type === 'integer' ? 1 : 'any',
+      })
       readers[name] = () => (control.value === '' ? undefined : Number(control.value))
       writers[name] = (v) => (control.value = v === undefined ? '' : String(v))
     } else if (type === 'string') {
@@ -60,7 +66,13 @@ export function schemaForm(schema: JsonSchema, idPrefix: string): SchemaForm {
       readers[name] = () => (control.value === '' ? undefined : control.value)
       writers[name] = (v) => (control.value = v === undefined ? '' : String(v))
     } else {
-      control = h('textarea', { id, rows: 2, 'data-arg': name, spellcheck: 'false', placeholder: 'JSON' })
+      control = h('textarea', {
+        id,
+        rows: 2,
+        'data-arg': name,
+        spellcheck: 'false',
+        placeholder: 'JSON',
+      })
       readers[name] = () => {
         if (control.value.trim() === '') return undefined
         try {

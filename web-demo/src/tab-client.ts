@@ -94,7 +94,9 @@ export class TabClient implements ToolClient {
   }
 
   async confirm(key: string, approved: boolean): Promise<void> {
-    const pending = this.session.pendingConfirmations().find((p) => p.id === key || p.callId === key)
+    const pending = this.session
+      .pendingConfirmations()
+      .find((p) => p.id === key || p.callId === key)
     this.session.confirmToolUse(pending?.id ?? key, approved)
   }
 

@@ -20,12 +20,16 @@ export async function filesOfDrop(data: DataTransfer): Promise<ImportedFile[]> {
   const out: ImportedFile[] = []
   const visit = async (entry: FileSystemEntry): Promise<void> => {
     if (entry.isFile) {
-      const file = await new Promise<File>((ok, fail) => (entry as FileSystemFileEntry).file(ok, fail))
+      const file = await new Promise<File>((ok, fail) =>
+        (entry as FileSystemFileEntry).file(ok, fail),
+      )
       out.push({ path: clean(entry.fullPath), bytes: new Uint8Array(await file.arrayBuffer()) })
     } else if (entry.isDirectory) {
       const reader = (entry as FileSystemDirectoryEntry).createReader()
       for (;;) {
-        const batch = await new Promise<FileSystemEntry[]>((ok, fail) => reader.readEntries(ok, fail))
+        const batch = await new Promise<FileSystemEntry[]>((ok, fail) =>
+          reader.readEntries(ok, fail),
+        )
         if (batch.length === 0) break
         for (const child of batch) await visit(child)
       }

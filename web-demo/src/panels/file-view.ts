@@ -124,7 +124,14 @@ export function fileViewPanel(): Panel & { open(path: string, line?: number): vo
     }
     const { tool, args } = change(true)
     if (tool === 'write') {
-      replace(before, h('p', {}, `New content for ${String(args.file_path)} (${editor.value.length} characters).`))
+      replace(
+        before,
+        h(
+          'p',
+          {},
+          `New content for ${String(args.file_path)} (${editor.value.length} characters).`,
+        ),
+      )
       applyButton.disabled = false
       show('')
       return
@@ -142,11 +149,7 @@ export function fileViewPanel(): Panel & { open(path: string, line?: number): vo
     const result = await ctx.client.call(tool, args)
     if (result.exitCode !== 0) return show(resultView(result))
     const diff = diffOf(result)
-    replace(
-      after,
-      h('h3', {}, 'Applied'),
-      diff ? diffView(diff) : resultView(result),
-    )
+    replace(after, h('h3', {}, 'Applied'), diff ? diffView(diff) : resultView(result))
     current = String(args.file_path)
     original = editor.value
     heading.textContent = current

@@ -9,7 +9,12 @@ export function gitPanel(): Panel {
     render(ctx: DemoContext) {
       const out = h('div', { id: 'git-output', 'aria-live': 'polite' })
       if (!ctx.has('git'))
-        return h('section', { class: 'panel-body' }, h('h2', {}, 'Git'), h('p', {}, 'This workspace has no git tool.'))
+        return h(
+          'section',
+          { class: 'panel-body' },
+          h('h2', {}, 'Git'),
+          h('p', {}, 'This workspace has no git tool.'),
+        )
       const path = h('input', { id: 'git-path', type: 'text', placeholder: 'all files' })
       const message = h('input', { id: 'git-message', type: 'text', placeholder: 'what changed' })
       const run = async (args: Record<string, unknown>) => {
@@ -23,7 +28,11 @@ export function gitPanel(): Panel {
       const button = (command: string, extra: () => Record<string, unknown> = () => ({})) =>
         h(
           'button',
-          { type: 'button', id: `git-${command}`, onclick: () => void run({ command, ...extra() }) },
+          {
+            type: 'button',
+            id: `git-${command}`,
+            onclick: () => void run({ command, ...extra() }),
+          },
           command,
         )
       const withPath = () => (path.value.trim() ? { path: path.value.trim() } : {})
@@ -39,7 +48,13 @@ export function gitPanel(): Panel {
           button('log', () => ({ limit: 20 })),
           button('branch'),
         ),
-        h('div', { class: 'row wrap' }, field('Path (add, diff)', path), button('add', withPath), button('diff', withPath)),
+        h(
+          'div',
+          { class: 'row wrap' },
+          field('Path (add, diff)', path),
+          button('add', withPath),
+          button('diff', withPath),
+        ),
         h(
           'form',
           {

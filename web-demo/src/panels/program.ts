@@ -17,16 +17,30 @@ export function programPanel(): Panel {
       source.value = EXAMPLE
       const inputs = h('textarea', { id: 'program-inputs', rows: 3, spellcheck: 'false' })
       inputs.value = '{ "n": 21 }'
-      const allowed = h('input', { id: 'program-tools', type: 'text', placeholder: 'all but program' })
+      const allowed = h('input', {
+        id: 'program-tools',
+        type: 'text',
+        placeholder: 'all but program',
+      })
       const value = h('div', { id: 'program-value', 'aria-live': 'polite' })
       const run = async () => {
         let parsed: unknown
         try {
           parsed = inputs.value.trim() ? JSON.parse(inputs.value) : null
         } catch (error) {
-          return replace(value, h('p', { class: 'failed', role: 'alert' }, `inputs is not JSON: ${(error as Error).message}`))
+          return replace(
+            value,
+            h(
+              'p',
+              { class: 'failed', role: 'alert' },
+              `inputs is not JSON: ${(error as Error).message}`,
+            ),
+          )
         }
-        const tools = allowed.value.split(',').map((s) => s.trim()).filter(Boolean)
+        const tools = allowed.value
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean)
         replace(value, 'Running (QuickJS loads on the first run)…')
         const result = await ctx.client.call('program', {
           type: 'script',
@@ -40,7 +54,11 @@ export function programPanel(): Panel {
           value,
           resultView(result, { output: result.exitCode !== 0 }),
           result.exitCode === 0
-            ? h('pre', { id: 'program-result', class: 'output', tabindex: 0 }, JSON.stringify(meta.value, null, 2))
+            ? h(
+                'pre',
+                { id: 'program-result', class: 'output', tabindex: 0 },
+                JSON.stringify(meta.value, null, 2),
+              )
             : null,
           meta.tool_calls !== undefined
             ? h('p', {}, `${String(meta.tool_calls)} tool calls, ${String(meta.duration_ms)} ms`)
@@ -51,7 +69,12 @@ export function programPanel(): Panel {
         )
       }
       if (!ctx.has('program'))
-        return h('section', { class: 'panel-body' }, h('h2', {}, 'Program'), h('p', {}, 'This session has no program tool.'))
+        return h(
+          'section',
+          { class: 'panel-body' },
+          h('h2', {}, 'Program'),
+          h('p', {}, 'This session has no program tool.'),
+        )
       return h(
         'section',
         { class: 'panel-body' },
@@ -59,7 +82,11 @@ export function programPanel(): Panel {
         field('Source (JavaScript)', source),
         field('inputs (JSON)', inputs),
         field('Allowed tools (comma separated)', allowed),
-        h('button', { type: 'button', id: 'program-run', onclick: () => void run() }, 'Run program'),
+        h(
+          'button',
+          { type: 'button', id: 'program-run', onclick: () => void run() },
+          'Run program',
+        ),
         value,
       )
     },

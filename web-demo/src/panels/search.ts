@@ -80,7 +80,11 @@ export function searchPanel(): Panel {
           `${results.children.length} result${results.children.length === 1 ? '' : 's'}`,
           meta.files_scanned !== undefined ? ` (${String(meta.files_scanned)} files scanned)` : '',
           next
-            ? h('button', { type: 'button', id: 'search-more', onclick: () => void run(next) }, 'More results')
+            ? h(
+                'button',
+                { type: 'button', id: 'search-more', onclick: () => void run(next) },
+                'More results',
+              )
             : '',
         )
       }

@@ -20,7 +20,12 @@ export function toolConsolePanel(): Panel {
       )
       const description = h('p', { class: 'tool-description' })
       const formHost = h('div', {})
-      const raw = h('textarea', { id: 'console-json', rows: 6, spellcheck: 'false', 'aria-label': 'Arguments as JSON' })
+      const raw = h('textarea', {
+        id: 'console-json',
+        rows: 6,
+        spellcheck: 'false',
+        'aria-label': 'Arguments as JSON',
+      })
       const rawMode = h('input', { id: 'console-raw', type: 'checkbox' })
       const out = h('div', { id: 'console-result', 'aria-live': 'polite' })
       let form: SchemaForm | undefined
@@ -59,7 +64,9 @@ export function toolConsolePanel(): Panel {
       const run = async () => {
         let args: Record<string, unknown>
         try {
-          args = rawMode.checked ? (JSON.parse(raw.value || '{}') as Record<string, unknown>) : form!.read()
+          args = rawMode.checked
+            ? (JSON.parse(raw.value || '{}') as Record<string, unknown>)
+            : form!.read()
         } catch (error) {
           return replace(out, h('p', { class: 'failed', role: 'alert' }, (error as Error).message))
         }
@@ -68,7 +75,12 @@ export function toolConsolePanel(): Panel {
         replace(
           out,
           resultView(result),
-          h('details', {}, h('summary', {}, 'Whole result (JSON)'), h('pre', { class: 'output' }, JSON.stringify(result, null, 2))),
+          h(
+            'details',
+            {},
+            h('summary', {}, 'Whole result (JSON)'),
+            h('pre', { class: 'output' }, JSON.stringify(result, null, 2)),
+          ),
         )
       }
       pick()
