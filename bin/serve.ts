@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto'
-import { statSync } from 'node:fs'
-import { resolve } from 'node:path'
+import { existsSync, statSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
-import { Agent, type WorkspaceServices } from '../adapters/index.ts'
+import { Agent, type PermissionRules, type WorkspaceServices } from '../adapters/index.ts'
 import { memoryWorkspace } from '../adapters/memory/index.ts'
 import { localWorkspace } from '../adapters/node-fs/index.ts'
 
@@ -10,7 +11,7 @@ const USAGE = `isoagent serve — the HTTP API over a workspace
 
 Usage:
   isoagent serve [--workspace DIR | s3://bucket/prefix | memory] [--port 8787]
-                 [--host 127.0.0.1] [--token T]
+                 [--host 127.0.0.1] [--token T] [--allow|--ask|--deny RULE]...
 
 Options:
   -w, --workspace W   a directory (default: current directory), s3://bucket/prefix (AWS
@@ -18,9 +19,15 @@ Options:
   -p, --port N        port (default 8787; 0 picks a free one)
       --host H        address to bind (default 127.0.0.1, loopback only)
       --token T       bearer token (default: $ISOAGENT_TOKEN, else a random one, printed)
+      --allow RULE    permission rules of every session, each repeatable: a tool name or
+      --ask RULE      tool(glob) on its primary argument, e.g. --ask 'bash(rm *)'
+      --deny RULE     --deny 'write(secrets/**)'; deny wins over ask over allow. An ask
+                      rule makes a call wait until it is approved (the web demo's dialog,
+                      or POST /v1/sessions/:id/confirmations/:callId)
   -h, --help          this text
 
-Every route but GET /v1/health needs "Authorization: Bearer <token>". Ctrl-C or SIGTERM
+GET / serves the web demo (no token needed for its files; it asks the API with the token
+of the printed URL). Every other route but GET /v1/health needs "Authorization: Bearer <token>". Ctrl-C or SIGTERM
 closes the sessions (ending running bash commands) and exits.`
 
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/
@@ -57,6 +64,15 @@ async function workspaceOf(
   return { open: () => localWorkspace(root), describe: root }
 }
 
+/** The built web demo: dist/web-demo beside the compiled CLI (dist/cli, dist/bin) or the repo's. */
+function webDemoDirectory(): string | undefined {
+  for (const rel of ['../web-demo/', '../dist/web-demo/']) {
+    const dir = fileURLToPath(new URL(rel, import.meta.url))
+    if (existsSync(join(dir, 'index.html')) && existsSync(join(dir, 'assets'))) return dir
+  }
+  return undefined
+}
+
 const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`
 
 /** `isoagent serve ...`: serve the HTTP API until SIGINT/SIGTERM; returns the exit code. */
@@ -74,6 +90,9 @@ export async function serveCommand(
         port: { type: 'string', short: 'p', default: '8787' },
         host: { type: 'string', default: '127.0.0.1' },
         token: { type: 'string' },
+        allow: { type: 'string', multiple: true },
+        ask: { type: 'string', multiple: true },
+        deny: { type: 'string', multiple: true },
         help: { type: 'boolean', short: 'h', default: false },
       },
     }))
@@ -97,6 +116,13 @@ export async function serveCommand(
     return 2
   }
 
+  const permissions: PermissionRules = {
+    ...(values.allow ? { allow: values.allow } : {}),
+    ...(values.ask ? { ask: values.ask } : {}),
+    ...(values.deny ? { deny: values.deny } : {}),
+  }
+  const session = Object.keys(permissions).length > 0 ? { permissions } : {}
+
   let workspace: Awaited<ReturnType<typeof workspaceOf>>
   try {
     workspace = await workspaceOf(values.workspace)
@@ -104,14 +130,14 @@ export async function serveCommand(
     err.write(`isoagent serve: ${(error as Error).message}\n`)
     return 2
   }
-  const [{ createApp }, { VERSION }, { serve }] = await Promise.all([
+  const [{ createApp }, { VERSION }, { serve, staticDirectory }] = await Promise.all([
     import('../edge/app.ts'),
     import('../edge/version.ts'),
     import('../edge/node.ts'),
   ])
   let tools: string[]
   try {
-    const probe = await Agent.create().session(workspace.open())
+    const probe = await Agent.create().session(workspace.open(), session)
     tools = probe.toolNames()
     if (values.workspace !== 'memory') await probe.close()
   } catch (error) {
@@ -119,7 +145,13 @@ export async function serveCommand(
     return 2
   }
 
-  const app = createApp({ workspace: () => workspace.open(), token })
+  const demo = webDemoDirectory()
+  const app = createApp({
+    workspace: () => workspace.open(),
+    token,
+    session,
+    ...(demo ? { assets: staticDirectory(demo) } : {}),
+  })
   let handle
   try {
     handle = await serve(app, { port, hostname: values.host })
@@ -136,6 +168,7 @@ export async function serveCommand(
     [
       `isoagent ${VERSION} serving ${workspace.describe}`,
       `  tools:  ${tools.join(', ')}`,
+      ...(Object.keys(permissions).length > 0 ? [`  rules:  ${JSON.stringify(permissions)}`] : []),
       `  open:   ${url}/?token=${encodeURIComponent(token)}`,
       `  health: curl -s ${url}/v1/health`,
       `  try:    S=$(curl -s -X POST -H ${auth} ${url}/v1/sessions | ${id}) && curl -s -X POST -H ${auth} -d '{"args":{"path":"."}}' ${url}/v1/sessions/$S/tools/ls`,

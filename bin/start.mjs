@@ -34,4 +34,6 @@ if (git('init', '-q', '-b', 'main') && git('add', '-A')) git('commit', '-q', '-m
 
 process.stdout.write(`Demo workspace: a copy of examples/sample-project in ${dir}\n`)
 const { main } = await import(compiled.href)
-process.exitCode = await main(['serve', '--workspace', dir, ...process.argv.slice(2)])
+// Commands that delete files or push ask first: the web demo shows the confirmation dialog.
+const rules = ['--ask', 'bash(rm *)', '--ask', 'bash(git push*)']
+process.exitCode = await main(['serve', '--workspace', dir, ...rules, ...process.argv.slice(2)])

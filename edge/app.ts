@@ -63,7 +63,18 @@ export interface AppOptions {
    * `sessionIdleMs` applied as to the API's sessions. `false` leaves it out.
    */
   mcp?: boolean | Omit<McpHandlerOptions<Context>, 'sessions' | 'maxSessions' | 'idleMs'>
+  /**
+   * Static files served without a token for `GET`/`HEAD` requests no route answers, and for
+   * `GET /` in place of the landing page (`isoagent serve` passes the web demo's build). An
+   * `undefined` answer falls through to the landing page or the usual 404.
+   */
+  assets?: StaticAssets
 }
+
+/** A static file server: the response for a request's path, or `undefined` when none is held. */
+export type StaticAssets = (
+  request: Request,
+) => Response | undefined | Promise<Response | undefined>
 
 /** The Hono app of {@link createApp}, with its session store and a shutdown. */
 export type IsoagentApp = Hono & {
@@ -126,6 +137,7 @@ export function createApp(options: AppOptions): IsoagentApp {
     routes,
     version: VERSION,
     openSession: (c) => store.create(() => openCore(c)),
+    ...(options.assets ? { assets: options.assets } : {}),
     session(c): HostedSession {
       const hosted = store.get(c.req.param('id') ?? '')
       if (hosted === undefined)
@@ -182,6 +194,10 @@ export function createApp(options: AppOptions): IsoagentApp {
   const patterns = routes.map((r) => ({ method: r.method, re: pathPattern(r.path) }))
 
   app.notFound(async (c) => {
+    if (options.assets && (c.req.method === 'GET' || c.req.method === 'HEAD')) {
+      const asset = await options.assets(c.req.raw)
+      if (asset !== undefined) return asset
+    }
     if (!authorized(c)) return unauthorized()
     const path = new URL(c.req.url).pathname
     const allowed = patterns.filter((p) => p.re.test(path)).map((p) => p.method)

@@ -1,7 +1,7 @@
 // `isoagent/edge`: the HTTP API (a Hono app from Web APIs only), beside the isomorphic core.
 export * from '../adapters/index.ts'
 export { createApp, DEFAULT_MAX_BODY_BYTES } from './app.ts'
-export type { AppOptions, IsoagentApp } from './app.ts'
+export type { AppOptions, IsoagentApp, StaticAssets } from './app.ts'
 export { ApiError, errorResponse } from './api-error.ts'
 export type { ApiErrorBody, ApiErrorCode } from './api-error.ts'
 export {

@@ -91,3 +91,4 @@ export function serve(app: ServableApp, options: ServeOptions = {}): Promise<Ser
     })
   })
 }
+export { staticDirectory } from './static-directory.ts'

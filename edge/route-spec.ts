@@ -59,4 +59,6 @@ export interface AppContext {
   readonly routes: readonly RouteSpec[]
   /** The app's package version. */
   readonly version: string
+  /** Static files served in place of the landing page (the web demo), when the app has them. */
+  readonly assets?: (request: Request) => Response | undefined | Promise<Response | undefined>
 }

@@ -74,11 +74,11 @@ export function apiRoutes(ctx: AppContext): RouteSpec[] {
       method: 'GET',
       path: '/',
       operationId: 'landing',
-      summary: 'A page naming the API and its document',
+      summary: 'The web demo when the app serves it, else a page naming the API and its document',
       auth: false,
       hidden: true,
       responses: { '200': { description: 'HTML', contentType: 'text/html' } },
-      handler: (c) => c.html(LANDING(ctx.version)),
+      handler: async (c) => (await ctx.assets?.(c.req.raw)) ?? c.html(LANDING(ctx.version)),
     },
     {
       method: 'GET',

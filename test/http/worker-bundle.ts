@@ -1,6 +1,6 @@
 // The Worker as wrangler bundles it for deployment, run in workerd through Miniflare.
 import { execFile } from 'node:child_process'
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -21,8 +21,19 @@ export interface WorkerBundle {
   remove(): void
 }
 
+/** The web demo's build, the Worker's static assets (wrangler.toml `[assets]`). */
+export const WEB_DEMO_DIR = join(root, 'dist/web-demo')
+
 /** Bundle the Worker like `npm run build:worker` does, into a temp directory. */
 export async function buildWorker(): Promise<WorkerBundle> {
+  // wrangler refuses an `[assets]` directory that does not exist: build the demo first if needed.
+  if (!existsSync(join(WEB_DEMO_DIR, 'index.html'))) {
+    await promisify(execFile)(
+      process.execPath,
+      [join(root, 'node_modules/vite/bin/vite.js'), 'build', '--config', 'web-demo/vite.config.ts'],
+      { cwd: root, timeout: 120_000 },
+    )
+  }
   const dir = mkdtempSync(join(tmpdir(), 'isoagent-worker-'))
   await promisify(execFile)(
     process.execPath,

@@ -1,0 +1,89 @@
+// The built web demo as a user gets it: `isoagent serve` (the built bin) on a free port, and a
+// headless Debian Chromium page that fails the test on any console error or page error.
+import { spawn, type ChildProcess } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
+import { CHROMIUM, MISSING_CHROMIUM } from '../runtime/chromium-launch.ts'
+
+const bin = fileURLToPath(new URL('../../bin/isoagent.mjs', import.meta.url))
+const built = fileURLToPath(new URL('../../dist/web-demo/index.html', import.meta.url))
+
+/** A running `isoagent serve` with the demo. */
+export interface DemoServer {
+  /** `http://127.0.0.1:<port>` */
+  url: string
+  token: string
+  /** The page URL the banner prints (`/?token=...`), plus `&mode=` when given. */
+  pageUrl(mode?: 'tab' | 'server'): string
+  stop(): Promise<void>
+}
+
+/** Start the built CLI's `serve` with `args` (a workspace, rules) and wait for its banner. */
+export async function startDemoServer(args: string[]): Promise<DemoServer> {
+  if (!existsSync(built)) throw new Error('dist/web-demo is missing: run `npm run build` first')
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [bin, 'serve', '--port', '0', '--token', 'demo-token-0123456789', ...args],
+    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ISOAGENT_TOKEN: '' } },
+  )
+  let out = ''
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()))
+  child.stderr!.on('data', (d: Buffer) => (out += d.toString()))
+  const deadline = Date.now() + 20_000
+  while (!out.includes('Ctrl-C stops the server.')) {
+    if (child.exitCode !== null || Date.now() > deadline)
+      throw new Error(`isoagent serve did not start:\n${out}`)
+    await new Promise((r) => setTimeout(r, 25))
+  }
+  const open = /open: +(http:\/\/127\.0\.0\.1:\d+)\/\?token=(\S+)/.exec(out)
+  if (!open) throw new Error(`no URL in the banner:\n${out}`)
+  const url = open[1]!
+  const token = decodeURIComponent(open[2]!)
+  return {
+    url,
+    token,
+    pageUrl: (mode) => `${url}/?token=${encodeURIComponent(token)}${mode ? `&mode=${mode}` : ''}`,
+    stop: () =>
+      new Promise<void>((done) => {
+        if (child.exitCode !== null) return done()
+        child.once('exit', () => done())
+        child.kill('SIGTERM')
+      }),
+  }
+}
+
+/** One browser for a test file, and the page errors seen so far. */
+export interface DemoBrowser {
+  browser: Browser
+  context: BrowserContext
+  page: Page
+  /** Console errors and uncaught page errors, in order. */
+  errors: string[]
+  close(): Promise<void>
+}
+
+/** Launch Chromium and open a page that records console and page errors. */
+export async function openDemoBrowser(
+  viewport = { width: 1280, height: 800 },
+): Promise<DemoBrowser> {
+  if (!existsSync(CHROMIUM)) throw new Error(MISSING_CHROMIUM)
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+  })
+  const context = await browser.newContext({ viewport, acceptDownloads: true })
+  const page = await context.newPage()
+  const errors: string[] = []
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(`console: ${m.text()}`)
+  })
+  page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`))
+  return { browser, context, page, errors, close: () => browser.close() }
+}
+
+/** Go to the demo in `mode` and wait until its tools are listed. */
+export async function gotoDemo(page: Page, url: string, mode: 'tab' | 'server'): Promise<void> {
+  await page.goto(url)
+  await page.waitForSelector(`body[data-ready="${mode}"]`, { timeout: 30_000 })
+}

@@ -1,0 +1,160 @@
+import type { SessionEvent, ToolDefinition, ToolResult } from '../../adapters/lightning-fs/index.ts'
+import { clientFailure, type PendingConfirmation, type ToolClient } from './tool-client.ts'
+
+const EVENT_TYPES: SessionEvent['type'][] = [
+  'tool_state',
+  'tool_start',
+  'tool_output_delta',
+  'tool_end',
+  'confirmation_required',
+  'permission_denied',
+  'hook_denied',
+  'hook_error',
+  'budget_exhausted',
+  'events_dropped',
+]
+
+interface ApiErrorBody {
+  error?: { code?: string; message?: string }
+}
+
+/**
+ * The server client: one session of the HTTP API of `base` (the origin that served the page),
+ * with the token `isoagent serve` printed in the URL. Events come over `EventSource` with
+ * `?token=` (it cannot send headers). A session the server closed (idle) is reopened.
+ */
+export class HttpClient implements ToolClient {
+  readonly mode = 'server' as const
+  readonly description: string
+  private readonly listeners = new Set<(event: SessionEvent) => void>()
+  private source: EventSource | undefined
+  private sessionId: string | undefined
+  private closed = false
+
+  private constructor(
+    private readonly base: string,
+    private readonly token: string,
+  ) {
+    this.description = `server ${new URL(base).host}`
+  }
+
+  /** Open a session; rejects with the server's message when that fails. */
+  static async open(base: string, token: string): Promise<HttpClient> {
+    const client = new HttpClient(base, token)
+    await client.newSession()
+    return client
+  }
+
+  private url(path: string): string {
+    return new URL(path, this.base).toString()
+  }
+
+  private async request(method: string, path: string, body?: unknown): Promise<Response> {
+    return fetch(this.url(path), {
+      method,
+      headers: {
+        authorization: `Bearer ${this.token}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    })
+  }
+
+  private async newSession(): Promise<string> {
+    const response = await this.request('POST', 'v1/sessions', {})
+    if (!response.ok) throw new Error(await describe(response))
+    const { id } = (await response.json()) as { id: string }
+    this.sessionId = id
+    await this.listen(id)
+    return id
+  }
+
+  /** Subscribe to the session's events; resolves once the stream is open (or after 5 s). */
+  private listen(id: string): Promise<void> {
+    this.source?.close()
+    const source = new EventSource(
+      this.url(
+        `v1/sessions/${encodeURIComponent(id)}/events?token=${encodeURIComponent(this.token)}`,
+      ),
+    )
+    for (const type of EVENT_TYPES) {
+      source.addEventListener(type, (message) => {
+        const event = JSON.parse((message as MessageEvent<string>).data) as SessionEvent
+        for (const listener of this.listeners) listener(event)
+      })
+    }
+    this.source = source
+    return new Promise((done) => {
+      const timer = setTimeout(done, 5000)
+      source.addEventListener('open', () => (clearTimeout(timer), done()), { once: true })
+    })
+  }
+
+  /** A session route, reopening the session once when the server no longer holds it. */
+  private async sessionRequest(method: string, rest: string, body?: unknown): Promise<Response> {
+    const id = this.sessionId ?? (await this.newSession())
+    const response = await this.request(
+      method,
+      `v1/sessions/${encodeURIComponent(id)}${rest}`,
+      body,
+    )
+    if (response.status !== 404 || this.closed) return response
+    const copy = response.clone()
+    const code = ((await copy.json().catch(() => ({}))) as ApiErrorBody).error?.code
+    if (code !== 'session_not_found') return response
+    const fresh = await this.newSession()
+    return this.request(method, `v1/sessions/${encodeURIComponent(fresh)}${rest}`, body)
+  }
+
+  async tools(): Promise<ToolDefinition[]> {
+    const response = await this.sessionRequest('GET', '/tools')
+    if (!response.ok) throw new Error(await describe(response))
+    return (await response.json()) as ToolDefinition[]
+  }
+
+  async call(name: string, args: Record<string, unknown>): Promise<ToolResult> {
+    try {
+      const response = await this.sessionRequest('POST', `/tools/${encodeURIComponent(name)}`, {
+        args,
+      })
+      if (!response.ok) return clientFailure(name, await describe(response))
+      return (await response.json()) as ToolResult
+    } catch (error) {
+      return clientFailure(name, `the server could not be reached: ${(error as Error).message}`)
+    }
+  }
+
+  onEvent(listener: (event: SessionEvent) => void): () => void {
+    this.listeners.add(listener)
+    return () => this.listeners.delete(listener)
+  }
+
+  async pendingConfirmations(): Promise<PendingConfirmation[]> {
+    const response = await this.sessionRequest('GET', '/confirmations')
+    if (!response.ok) return []
+    return (await response.json()) as PendingConfirmation[]
+  }
+
+  async confirm(key: string, approved: boolean): Promise<void> {
+    const response = await this.sessionRequest(
+      'POST',
+      `/confirmations/${encodeURIComponent(key)}`,
+      { approved },
+    )
+    if (!response.ok) throw new Error(await describe(response))
+  }
+
+  async close(): Promise<void> {
+    this.closed = true
+    this.source?.close()
+    if (this.sessionId !== undefined)
+      await this.request('DELETE', `v1/sessions/${encodeURIComponent(this.sessionId)}`).catch(
+        () => undefined,
+      )
+  }
+}
+
+async function describe(response: Response): Promise<string> {
+  const body = (await response.json().catch(() => ({}))) as ApiErrorBody
+  return `HTTP ${response.status} ${body.error?.code ?? ''}: ${body.error?.message ?? response.statusText}`.trim()
+}

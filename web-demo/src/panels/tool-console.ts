@@ -1,0 +1,111 @@
+import { field, h, replace } from '../dom.ts'
+import { resultView, type DemoContext, type Panel } from '../context.ts'
+import { schemaForm, type SchemaForm } from '../schema-form.ts'
+
+/** A console for any tool: the form generated from its JSON Schema, or raw JSON arguments. */
+export function toolConsolePanel(): Panel {
+  return {
+    id: 'console',
+    title: 'Tool console',
+    render(ctx: DemoContext) {
+      const list = h(
+        'ul',
+        { id: 'tool-list', class: 'tool-list', 'aria-label': 'Tools of this session' },
+        ...ctx.tools.map((t) => h('li', { 'data-tool': t.name }, t.name)),
+      )
+      const select = h(
+        'select',
+        { id: 'console-tool' },
+        ...ctx.tools.map((t) => h('option', { value: t.name }, t.name)),
+      )
+      const description = h('p', { class: 'tool-description' })
+      const formHost = h('div', {})
+      const raw = h('textarea', {
+        id: 'console-json',
+        rows: 6,
+        spellcheck: 'false',
+        'aria-label': 'Arguments as JSON',
+      })
+      const rawMode = h('input', { id: 'console-raw', type: 'checkbox' })
+      const out = h('div', { id: 'console-result', 'aria-live': 'polite' })
+      let form: SchemaForm | undefined
+
+      const pick = () => {
+        const def = ctx.tools.find((t) => t.name === select.value)
+        if (!def) return
+        description.textContent = def.description
+        form = schemaForm(def.parameters, `arg-${def.name}`)
+        replace(formHost, form.el)
+        raw.value = '{}'
+        replace(out)
+      }
+      const sync = () => {
+        if (!form) return
+        if (rawMode.checked) {
+          try {
+            raw.value = JSON.stringify(form.read(), null, 2)
+          } catch {
+            /* leave the JSON as it is */
+          }
+        } else {
+          try {
+            form.write(JSON.parse(raw.value || '{}') as Record<string, unknown>)
+          } catch {
+            /* invalid JSON: the form keeps its values */
+          }
+        }
+        formHost.hidden = rawMode.checked
+        raw.hidden = !rawMode.checked
+      }
+      select.addEventListener('change', pick)
+      rawMode.addEventListener('change', sync)
+      raw.hidden = true
+
+      const run = async () => {
+        let args: Record<string, unknown>
+        try {
+          args = rawMode.checked
+            ? (JSON.parse(raw.value || '{}') as Record<string, unknown>)
+            : form!.read()
+        } catch (error) {
+          return replace(out, h('p', { class: 'failed', role: 'alert' }, (error as Error).message))
+        }
+        replace(out, `Running ${select.value}…`)
+        const result = await ctx.client.call(select.value, args)
+        replace(
+          out,
+          resultView(result),
+          h(
+            'details',
+            {},
+            h('summary', {}, 'Whole result (JSON)'),
+            h('pre', { class: 'output' }, JSON.stringify(result, null, 2)),
+          ),
+        )
+      }
+      pick()
+      return h(
+        'section',
+        { class: 'panel-body' },
+        h('h2', {}, 'Tool console'),
+        h('h3', {}, `Tools (${ctx.tools.length})`),
+        list,
+        h(
+          'form',
+          {
+            onsubmit: (e: Event) => {
+              e.preventDefault()
+              void run()
+            },
+          },
+          h('div', { class: 'row wrap' }, field('Tool', select), field('Raw JSON', rawMode)),
+          description,
+          formHost,
+          raw,
+          h('button', { type: 'submit', id: 'console-run' }, 'Run'),
+        ),
+        out,
+      )
+    },
+  }
+}

@@ -1,0 +1,141 @@
+import LightningFS from '@isomorphic-git/lightning-fs'
+import {
+  Agent,
+  WorkspacePath,
+  browserWorkspace,
+  type Session,
+  type SessionEvent,
+  type ToolDefinition,
+  type ToolResult,
+  type WorkspaceServices,
+} from '../../adapters/lightning-fs/index.ts'
+import type { PendingConfirmation, ToolClient } from './tool-client.ts'
+
+/** The IndexedDB database (lightning-fs name) of the in-tab workspace. */
+export const TAB_WORKSPACE_NAME = 'isoagent-demo'
+
+/** Rules of the in-tab session: writing under `private/` asks first (to show the dialog). */
+export const TAB_PERMISSIONS = {
+  ask: ['write(private/**)', 'edit(private/**)', 'patch(private/**)'],
+}
+
+const READ_ONLY = new Set(['read', 'ls', 'search'])
+
+/** A file to put into the workspace: its relative path and its bytes. */
+export interface ImportedFile {
+  path: string
+  bytes: Uint8Array
+}
+
+/**
+ * The in-tab client: a session over a `browserWorkspace` in this tab's IndexedDB. Every tool
+ * runs in the page (QuickJS and isomorphic-git load on the first call that needs them); nothing
+ * is sent anywhere.
+ */
+export class TabClient implements ToolClient {
+  readonly mode = 'tab' as const
+  readonly description = `this tab (IndexedDB "${TAB_WORKSPACE_NAME}")`
+  private readonly listeners = new Set<(event: SessionEvent) => void>()
+  private readonly stop = new AbortController()
+
+  private constructor(
+    private readonly lfs: LightningFS,
+    private readonly session: Session,
+    /** The workspace port, for importing and exporting files (host-side, no tool call). */
+    readonly workspace: WorkspaceServices,
+  ) {
+    void this.pump()
+  }
+
+  static async open(): Promise<TabClient> {
+    const lfs = new LightningFS(TAB_WORKSPACE_NAME)
+    const workspace = browserWorkspace({ name: TAB_WORKSPACE_NAME, fs: lfs })
+    const session = await Agent.create().session(workspace, { permissions: TAB_PERMISSIONS })
+    return new TabClient(lfs, session, workspace)
+  }
+
+  private async pump(): Promise<void> {
+    for await (const event of this.session.events({ signal: this.stop.signal }))
+      for (const listener of this.listeners) listener(event)
+  }
+
+  async tools(): Promise<ToolDefinition[]> {
+    return this.session.toolDefinitions()
+  }
+
+  async call(name: string, args: Record<string, unknown>): Promise<ToolResult> {
+    const result = await this.session.governedTool(name, args)
+    if (!READ_ONLY.has(name)) await this.saveTree()
+    return result
+  }
+
+  /**
+   * Save lightning-fs's tree now. The workspace saves it before a write returns, but the last
+   * step of an overwrite (deleting the old bytes, set aside as a hidden `.isoagent-old` entry)
+   * is saved only by lightning-fs's own save 500 ms later: a reload before that brings back the
+   * entry without its data, and `git add` then fails on it.
+   */
+  private async saveTree(): Promise<void> {
+    await this.lfs.promises.flush().catch(() => undefined)
+  }
+
+  onEvent(listener: (event: SessionEvent) => void): () => void {
+    this.listeners.add(listener)
+    return () => this.listeners.delete(listener)
+  }
+
+  async pendingConfirmations(): Promise<PendingConfirmation[]> {
+    return this.session.pendingConfirmations().map((p) => ({
+      id: p.id,
+      callId: p.callId,
+      toolName: p.toolName,
+      args: p.args,
+    }))
+  }
+
+  async confirm(key: string, approved: boolean): Promise<void> {
+    const pending = this.session
+      .pendingConfirmations()
+      .find((p) => p.id === key || p.callId === key)
+    this.session.confirmToolUse(pending?.id ?? key, approved)
+  }
+
+  /** Write files straight into the workspace (parents created); returns how many were written. */
+  async importFiles(files: ImportedFile[], onProgress?: (done: number) => void): Promise<number> {
+    let done = 0
+    for (const file of files) {
+      await this.workspace.write(WorkspacePath.parse(file.path), file.bytes)
+      onProgress?.(++done)
+    }
+    await this.saveTree()
+    return done
+  }
+
+  /** Every file of the workspace (`.git` left out unless asked), depth first, by name. */
+  async exportFiles(options: { includeGit?: boolean } = {}): Promise<ImportedFile[]> {
+    const out: ImportedFile[] = []
+    const walk = async (dir: string): Promise<void> => {
+      let after: string | undefined
+      do {
+        const page = await this.workspace.list(WorkspacePath.parse(dir), after ? { after } : {})
+        for (const entry of page.entries) {
+          const path = dir === '' ? entry.name : `${dir}/${entry.name}`
+          if (entry.kind === 'directory') {
+            if (path === '.git' && !options.includeGit) continue
+            await walk(path)
+          } else if (entry.kind === 'file') {
+            out.push({ path, bytes: await this.workspace.read(WorkspacePath.parse(path)) })
+          }
+        }
+        after = page.next
+      } while (after !== undefined)
+    }
+    await walk('')
+    return out
+  }
+
+  async close(): Promise<void> {
+    this.stop.abort()
+    await this.session.close()
+  }
+}
