@@ -411,7 +411,8 @@ export function browserWorkspace(options: BrowserWorkspaceOptions = {}): Workspa
   /**
    * Moves `from` over the existing file `to`: the old entry is set aside and the new one moved in
    * (two metadata moves with no reader in between), the superblock is flushed, and only then is
-   * the old inode's data deleted. When the flush fails the swap is undone and `from` is back.
+   * the old inode's data deleted (and the superblock flushed again). When the first flush fails
+   * the swap is undone and `from` is back.
    */
   async function replace(from: string, to: WorkspacePath, op: string): Promise<void> {
     const aside = sibling(to, 'isoagent-old')
@@ -438,6 +439,9 @@ export function browserWorkspace(options: BrowserWorkspaceOptions = {}): Workspa
       throw error
     }
     await discard(aside)
+    // Saved again at once, or a page reloaded before lightning-fs's own delayed save would see
+    // the set-aside entry, whose data is gone. The write has landed either way.
+    await fs.flush().catch(() => undefined)
   }
 
   async function put(

@@ -287,6 +287,15 @@ describe('browserWorkspace specifics (fake-indexeddb)', () => {
     ).rejects.toMatchObject({ code: 'not_found' })
   })
 
+  it('leaves no set-aside entry in the saved tree after an overwrite (a reload right after)', async () => {
+    const { name, workspace } = fresh()
+    await workspace.write(p('a.txt'), enc.encode('one\n'))
+    await workspace.write(p('a.txt'), enc.encode('two\n'))
+    // What a page reloaded now (before lightning-fs's own delayed save) would read.
+    expect(await savedRootNames(name)).toEqual(['a.txt'])
+    expect(dec.decode(await workspace.read(p('a.txt')))).toBe('two\n')
+  })
+
   it('lists symlinks as symlinks and never follows them', async () => {
     const name = uniqueFsName()
     names.push(name)
