@@ -70,10 +70,9 @@ export class TabClient implements ToolClient {
   }
 
   /**
-   * Save lightning-fs's tree now. The workspace saves it before a write returns, but the last
-   * step of an overwrite (deleting the old bytes, set aside as a hidden `.isoagent-old` entry)
-   * is saved only by lightning-fs's own save 500 ms later: a reload before that brings back the
-   * entry without its data, and `git add` then fails on it.
+   * Save lightning-fs's tree now. The workspace's own writes save it before they return, but
+   * `git` writes through the file system directly, whose changes lightning-fs saves only 500 ms
+   * later: a reload before that would lose them.
    */
   private async saveTree(): Promise<void> {
     await this.lfs.promises.flush().catch(() => undefined)
