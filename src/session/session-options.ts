@@ -6,6 +6,9 @@ import type { ArtifactStore } from '../projection/artifact-store.ts'
 import type { ToolResultTransformPolicyV1 } from '../projection/policy.ts'
 import type { GitAuthor } from '../tools/git/git.ts'
 import type { QuickJsLoader } from '../tools/program/quickjs-loader.ts'
+import { checkEngines } from '../tools/web-search/engine-config.ts'
+import type { SearchNetOptions } from '../tools/web-search/search-fetch.ts'
+import type { WebSearchOptions } from '../tools/web-search/web-search.ts'
 import type { WorkspaceServices } from '../workspace/workspace-services.ts'
 import type { CustomTool } from './custom-tool.ts'
 
@@ -43,6 +46,10 @@ export interface SessionOptions {
    * loader `isoagent/node` sets on import, else one that imports the variant package.
    */
   quickjs?: QuickJsLoader | WebAssembly.Module
+  /** `web_search`: engines (default: public ones), the browser tier, API keys. */
+  webSearch?: WebSearchOptions
+  /** Network policy: `allowHosts` lets host or address literals through (tests, intranets). */
+  net?: SearchNetOptions
 }
 
 /** Options of {@link Agent.resumeSession}. */
@@ -65,6 +72,8 @@ const OPTION_KEYS = new Set<string>([
   'tools',
   'gitAuthor',
   'quickjs',
+  'webSearch',
+  'net',
   'workspace',
 ])
 
@@ -114,4 +123,70 @@ export function checkOptions(options: SessionOptions): void {
       'quickjs must be a QuickJsLoader function or a WebAssembly.Module',
     )
   }
+  checkWebSearch(options.webSearch)
+  checkNet(options.net)
+}
+
+function checkWebSearch(ws: WebSearchOptions | undefined): void {
+  if (ws === undefined) return
+  if (typeof ws !== 'object' || ws === null)
+    throw new IsoagentError('invalid_argument', 'webSearch must be an object')
+  for (const key of Object.keys(ws)) {
+    if (!['engines', 'browser', 'apiKeys', 'breaker'].includes(key))
+      throw new IsoagentError('invalid_argument', `unknown webSearch option "${key}"`)
+  }
+  if (ws.engines !== undefined) checkEngines(ws.engines)
+  const b = ws.browser
+  if (
+    b !== undefined &&
+    (typeof b !== 'object' ||
+      b === null ||
+      typeof b.search !== 'function' ||
+      typeof b.acquire !== 'function')
+  )
+    throw new IsoagentError('invalid_argument', 'webSearch.browser must be a HeadlessBrowser')
+  const keys = ws.apiKeys
+  if (
+    keys !== undefined &&
+    (typeof keys !== 'object' ||
+      keys === null ||
+      Array.isArray(keys) ||
+      Object.values(keys).some((v) => typeof v !== 'string'))
+  )
+    throw new IsoagentError(
+      'invalid_argument',
+      'webSearch.apiKeys must map engine names to strings',
+    )
+  const br = ws.breaker
+  if (br !== undefined) {
+    if (typeof br !== 'object' || br === null)
+      throw new IsoagentError('invalid_argument', 'webSearch.breaker must be an object')
+    for (const k of ['failureThreshold', 'emptyThreshold', 'openMs', 'maxOpenMs'] as const) {
+      const v = br[k]
+      if (v !== undefined && (!Number.isInteger(v) || v < 1))
+        throw new IsoagentError(
+          'invalid_argument',
+          `webSearch.breaker.${k} must be a positive integer`,
+        )
+    }
+    if (br.now !== undefined && typeof br.now !== 'function')
+      throw new IsoagentError('invalid_argument', 'webSearch.breaker.now must be a function')
+  }
+}
+
+function checkNet(net: SearchNetOptions | undefined): void {
+  if (net === undefined) return
+  if (typeof net !== 'object' || net === null)
+    throw new IsoagentError('invalid_argument', 'net must be an object')
+  if (
+    net.allowHosts !== undefined &&
+    (!Array.isArray(net.allowHosts) ||
+      net.allowHosts.some((h) => typeof h !== 'string' || h === ''))
+  )
+    throw new IsoagentError(
+      'invalid_argument',
+      'net.allowHosts must be an array of host names or addresses',
+    )
+  if (net.userAgent !== undefined && typeof net.userAgent !== 'string')
+    throw new IsoagentError('invalid_argument', 'net.userAgent must be a string')
 }
