@@ -25,7 +25,7 @@ export type ToolErrorKind =
  * the engines gave (`candidates`, usable or not), the observed health, the thresholds and each
  * engine's failure (with `retry_after_ms` where an engine sent `Retry-After`).
  */
-export interface RetrievalRequirementsNotMet {
+export type RetrievalRequirementsNotMet = {
   type: 'retrieval_requirements_not_met'
   message: string
   candidates: { engine: string; title: string; url: string; usable: boolean }[]

@@ -41,6 +41,7 @@ describe('isoagent CLI (built bin)', () => {
       'search',
       'bash',
       'git',
+      'web_search',
       'batch',
       'program',
       'Call',

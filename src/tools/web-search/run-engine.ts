@@ -154,6 +154,9 @@ async function runHttp(
     }
     return extractFeed(body)
   }
+  const type = (response.headers.get('content-type') ?? '').toLowerCase()
+  if (type !== '' && !/html|xml|text\/plain/.test(type))
+    throw new EngineError({ kind: 'garbage', message: `answer is ${type.split(';')[0]}, not HTML` })
   const selectors = { wall: DEFAULT_WALL_SELECTOR, ...engine.selectors! }
   const page = extractHtml(body, selectors)
   if (page.results.length === 0) {
