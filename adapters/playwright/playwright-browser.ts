@@ -221,12 +221,14 @@ class PlaywrightHeadless implements PlaywrightHeadlessBrowser {
       })
       const s = request.selectors
       const waitFor = s.wall === undefined ? s.result : `${s.result}, ${s.wall}`
-      await page
-        .waitForSelector(waitFor, {
-          state: 'attached',
-          timeout: Math.min(RESULT_WAIT_MS, remaining()),
-        })
-        .catch(() => undefined)
+      const failed = (response?.status() ?? 200) >= 400
+      if (!failed)
+        await page
+          .waitForSelector(waitFor, {
+            state: 'attached',
+            timeout: Math.min(RESULT_WAIT_MS, remaining()),
+          })
+          .catch(() => undefined)
       const extraction = (await page.evaluate(
         `(${EXTRACT_IN_PAGE})(${JSON.stringify(s)})`,
       )) as PageExtraction
@@ -244,7 +246,11 @@ class PlaywrightHeadless implements PlaywrightHeadlessBrowser {
       if (request.signal.aborted) return { ok: false, kind: 'cancelled', message: 'cancelled' }
       if (timedOut || Date.now() >= deadlineAt)
         return { ok: false, kind: 'timeout', message: 'no results page before the deadline' }
-      if (!browser.isConnected()) return { ok: false, kind: 'crashed', message: messageOf(error) }
+      if (!browser.isConnected()) {
+        if (this.browser !== undefined && (await this.browser.catch(() => undefined)) === browser)
+          this.browser = undefined
+        return { ok: false, kind: 'crashed', message: messageOf(error) }
+      }
       return { ok: false, kind: 'navigation', message: messageOf(error) }
     } finally {
       clearTimeout(timer)
