@@ -96,3 +96,4 @@ export {
 } from './tools/program/quickjs-loader.ts'
 export type { QuickJsLoader, QuickJsWasm } from './tools/program/quickjs-loader.ts'
 export * from './workspace/index.ts'
+export * from './net/index.ts'

@@ -2,6 +2,7 @@ import { IsoagentError } from '../errors.ts'
 import type { BudgetLimits } from '../kernel/budget.ts'
 import type { ToolHooks } from '../kernel/hooks.ts'
 import type { PermissionRules } from '../kernel/permissions.ts'
+import { checkNetOptions, type NetOptions } from '../net/net-options.ts'
 import type { ArtifactStore } from '../projection/artifact-store.ts'
 import type { ToolResultTransformPolicyV1 } from '../projection/policy.ts'
 import type { GitAuthor } from '../tools/git/git.ts'
@@ -43,6 +44,12 @@ export interface SessionOptions {
    * loader `isoagent/node` sets on import, else one that imports the variant package.
    */
   quickjs?: QuickJsLoader | WebAssembly.Module
+  /**
+   * Network policy of `download` and `web_fetch`: hosts let past the address policy (tests,
+   * intranets; never a default), a DNS resolver for the Node transport's checks and pinning,
+   * and the `User-Agent`.
+   */
+  net?: NetOptions
 }
 
 /** Options of {@link Agent.resumeSession}. */
@@ -65,6 +72,7 @@ const OPTION_KEYS = new Set<string>([
   'tools',
   'gitAuthor',
   'quickjs',
+  'net',
   'workspace',
 ])
 
@@ -103,6 +111,7 @@ export function checkOptions(options: SessionOptions): void {
       'gitAuthor must be { name, email }: non-empty strings without <, > or newlines',
     )
   }
+  checkNetOptions(options.net)
   const quickjs = options.quickjs
   if (
     quickjs !== undefined &&
