@@ -110,5 +110,5 @@ export type { EngineConfig, EngineKind, JsonFields } from './tools/web-search/en
 export { WEB_SEARCH_LIMITS } from './tools/web-search/web-search.ts'
 export type { WebSearchOptions } from './tools/web-search/web-search.ts'
 export type { BreakerOptions } from './tools/web-search/circuit-breaker.ts'
-export type { SearchNetOptions } from './tools/web-search/search-fetch.ts'
 export type { RetrievalRequirementsNotMet } from './tool-result.ts'
+export * from './net/index.ts'

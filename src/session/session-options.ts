@@ -2,12 +2,12 @@ import { IsoagentError } from '../errors.ts'
 import type { BudgetLimits } from '../kernel/budget.ts'
 import type { ToolHooks } from '../kernel/hooks.ts'
 import type { PermissionRules } from '../kernel/permissions.ts'
+import { checkNetOptions, type NetOptions } from '../net/net-options.ts'
 import type { ArtifactStore } from '../projection/artifact-store.ts'
 import type { ToolResultTransformPolicyV1 } from '../projection/policy.ts'
 import type { GitAuthor } from '../tools/git/git.ts'
 import type { QuickJsLoader } from '../tools/program/quickjs-loader.ts'
 import { checkEngines } from '../tools/web-search/engine-config.ts'
-import type { SearchNetOptions } from '../tools/web-search/search-fetch.ts'
 import type { WebSearchOptions } from '../tools/web-search/web-search.ts'
 import type { WorkspaceServices } from '../workspace/workspace-services.ts'
 import type { CustomTool } from './custom-tool.ts'
@@ -48,8 +48,12 @@ export interface SessionOptions {
   quickjs?: QuickJsLoader | WebAssembly.Module
   /** `web_search`: engines (default: public ones), the browser tier, API keys. */
   webSearch?: WebSearchOptions
-  /** Network policy: `allowHosts` lets host or address literals through (tests, intranets). */
-  net?: SearchNetOptions
+  /**
+   * Network policy of `download`, `web_fetch` and `web_search`: hosts let past the address
+   * policy (tests, intranets; never a default), a DNS resolver for the Node transport's checks
+   * and pinning, and the `User-Agent`.
+   */
+  net?: NetOptions
 }
 
 /** Options of {@link Agent.resumeSession}. */
@@ -112,6 +116,7 @@ export function checkOptions(options: SessionOptions): void {
       'gitAuthor must be { name, email }: non-empty strings without <, > or newlines',
     )
   }
+  checkNetOptions(options.net)
   const quickjs = options.quickjs
   if (
     quickjs !== undefined &&
@@ -124,7 +129,6 @@ export function checkOptions(options: SessionOptions): void {
     )
   }
   checkWebSearch(options.webSearch)
-  checkNet(options.net)
 }
 
 function checkWebSearch(ws: WebSearchOptions | undefined): void {
@@ -172,21 +176,4 @@ function checkWebSearch(ws: WebSearchOptions | undefined): void {
     if (br.now !== undefined && typeof br.now !== 'function')
       throw new IsoagentError('invalid_argument', 'webSearch.breaker.now must be a function')
   }
-}
-
-function checkNet(net: SearchNetOptions | undefined): void {
-  if (net === undefined) return
-  if (typeof net !== 'object' || net === null)
-    throw new IsoagentError('invalid_argument', 'net must be an object')
-  if (
-    net.allowHosts !== undefined &&
-    (!Array.isArray(net.allowHosts) ||
-      net.allowHosts.some((h) => typeof h !== 'string' || h === ''))
-  )
-    throw new IsoagentError(
-      'invalid_argument',
-      'net.allowHosts must be an array of host names or addresses',
-    )
-  if (net.userAgent !== undefined && typeof net.userAgent !== 'string')
-    throw new IsoagentError('invalid_argument', 'net.userAgent must be a string')
 }

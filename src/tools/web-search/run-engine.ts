@@ -15,12 +15,8 @@ import { extractFeed, looksLikeFeed } from './extract-feed.ts'
 import { extractHtml } from './extract-html.ts'
 import { extractJson } from './extract-json.ts'
 import type { RetryBudget } from './retry-budget.ts'
-import {
-  RefusedUrlError,
-  refuseLiteral,
-  type SearchFetch,
-  type SearchNetOptions,
-} from './search-fetch.ts'
+import type { NetOptions } from '../../net/net-options.ts'
+import { isRefusal, refuseLiteral, type SearchFetch } from './search-fetch.ts'
 import { detectWall } from './wall-detection.ts'
 
 /** Largest answer body read from an engine. */
@@ -29,7 +25,7 @@ export const MAX_ENGINE_BODY = 2 * 1024 * 1024
 /** What a session's engines run with. */
 export interface EngineEnv {
   fetch: SearchFetch
-  net: SearchNetOptions | undefined
+  net: NetOptions | undefined
   browser: HeadlessBrowser | undefined
   pages: Bulkhead | undefined
   breaker: CircuitBreaker
@@ -120,7 +116,6 @@ async function runHttp(
         ? 'application/rss+xml, application/atom+xml, application/xml;q=0.9, */*;q=0.5'
         : 'text/html, application/xhtml+xml;q=0.9, */*;q=0.5'
   const headers: Record<string, string> = { accept, ...engineHeaders(engine, key) }
-  if (env.net?.userAgent !== undefined) headers['user-agent'] = env.net.userAgent
   const { response, finalUrl, addressCheck } = await env.fetch(url, { headers, signal })
   run.address_check = addressCheck
   if (response.status < 200 || response.status >= 300) {
@@ -295,7 +290,7 @@ export async function runEngine(
     else if (signals.deadline.aborted)
       failure = { kind: 'timeout', message: 'no answer before the deadline' }
     else if (error instanceof EngineError) failure = error.failure
-    else if (error instanceof RefusedUrlError) failure = { kind: 'refused', message: error.message }
+    else if (isRefusal(error)) failure = { kind: 'refused', message: error.message }
     else
       failure = {
         kind: 'transport',

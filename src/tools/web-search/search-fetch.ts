@@ -1,17 +1,14 @@
-import ipaddr from 'ipaddr.js'
-
-/** Network options a search uses (`SessionOptions.net`). */
-export interface SearchNetOptions {
-  /** Host or address literals let through the address policy (tests, intranets). */
-  allowHosts?: string[]
-  userAgent?: string
-}
+import { IsoagentError } from '../../errors.ts'
+import type { AddressCheck } from '../../net/http-transport.ts'
+import type { NetOptions } from '../../net/net-options.ts'
+import { safeFetch } from '../../net/safe-fetch.ts'
+import { checkHostLiteral, checkUrl } from '../../net/url-rules.ts'
 
 /** The answer of {@link SearchFetch}: the final response and how its address was checked. */
 export interface SearchResponse {
   response: Response
   finalUrl: string
-  addressCheck: 'literal_only' | 'resolved'
+  addressCheck: AddressCheck
 }
 
 /** The HTTP of the HTML/RSS/API tiers: GET `url` through the session's safe transport. */
@@ -20,41 +17,33 @@ export type SearchFetch = (
   init: { headers: Record<string, string>; signal: AbortSignal },
 ) => Promise<SearchResponse>
 
-/** Why `url` may not be requested (undefined when it may), checking its literal host only. */
-export function refuseLiteral(url: URL, net: SearchNetOptions | undefined): string | undefined {
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'only http(s) URLs are searched'
-  if (url.username !== '' || url.password !== '') return 'URLs with credentials are refused'
-  const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase()
-  if (net?.allowHosts?.some((h) => h.toLowerCase() === host)) return undefined
-  if (host === 'localhost' || host.endsWith('.localhost')) return `${host} is a local name`
-  if (!ipaddr.isValid(host)) return undefined
-  const range = ipaddr.process(host).range()
-  return range === 'unicast' ? undefined : `${host} is a ${range} address`
-}
-
-/** A {@link SearchFetch} over the runtime's `fetch`: redirects followed by hand, each checked. */
-export function literalSearchFetch(net: SearchNetOptions | undefined): SearchFetch {
-  return async (url, init) => {
-    let current = new URL(url)
-    for (let hop = 0; hop <= 10; hop++) {
-      const refusal = refuseLiteral(current, net)
-      if (refusal !== undefined) throw new RefusedUrlError(refusal)
-      const response = await fetch(current.href, {
-        headers: init.headers,
-        signal: init.signal,
-        redirect: 'manual',
-      })
-      const location = response.headers.get('location')
-      if (response.status < 300 || response.status >= 400 || location === null)
-        return { response, finalUrl: current.href, addressCheck: 'literal_only' }
-      await response.body?.cancel()
-      current = new URL(location, current)
-    }
-    throw new RefusedUrlError('more than 10 redirects')
+/**
+ * Why `url` may not be requested (undefined when it may), by the safe HTTP policy's URL rules
+ * and literal address checks: what the browser tier can check before the browser loads it.
+ */
+export function refuseLiteral(url: URL, net: NetOptions | undefined): string | undefined {
+  try {
+    checkHostLiteral(checkUrl(url), net?.allowHosts)
+    return undefined
+  } catch (error) {
+    if (IsoagentError.is(error, 'invalid_argument', 'permission_denied')) return error.message
+    throw error
   }
 }
 
-/** A URL the address policy refuses. */
-export class RefusedUrlError extends Error {
-  override readonly name = 'RefusedUrlError'
+/** True when `error` is the safe HTTP policy refusing a destination (a redirect's, say). */
+export function isRefusal(error: unknown): error is IsoagentError {
+  return IsoagentError.is(error, 'invalid_argument', 'permission_denied')
+}
+
+/** A {@link SearchFetch} through `safeFetch` with the session's network options. */
+export function netSearchFetch(net: NetOptions | undefined): SearchFetch {
+  return async (url, init) => {
+    const result = await safeFetch(url, { headers: init.headers, signal: init.signal }, net ?? {})
+    return {
+      response: result.response,
+      finalUrl: result.finalUrl.href,
+      addressCheck: result.addressCheck,
+    }
+  }
 }

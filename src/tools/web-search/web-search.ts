@@ -11,7 +11,8 @@ import type { EngineConfig } from './engine-config.ts'
 import { envelopeOf, renderFailure, renderJson, renderText } from './render.ts'
 import { RetryBudget } from './retry-budget.ts'
 import type { EngineEnv } from './run-engine.ts'
-import { literalSearchFetch, type SearchFetch, type SearchNetOptions } from './search-fetch.ts'
+import type { NetOptions } from '../../net/net-options.ts'
+import { netSearchFetch, type SearchFetch } from './search-fetch.ts'
 
 /** Bounds of `web_search`'s arguments. */
 export const WEB_SEARCH_LIMITS = {
@@ -36,7 +37,7 @@ export interface WebSearchOptions {
 
 /** What the `web_search` factory gets besides the options. */
 export interface WebSearchDeps {
-  net?: SearchNetOptions
+  net?: NetOptions
   /** The HTTP of the HTML/RSS/API tiers (default: the runtime's fetch behind the address policy). */
   fetch?: SearchFetch
 }
@@ -81,7 +82,7 @@ export function createWebSearchTool(
   let lease: BrowserLease | undefined
   let closed = false
   const env: EngineEnv = {
-    fetch: deps.fetch ?? literalSearchFetch(deps.net),
+    fetch: deps.fetch ?? netSearchFetch(deps.net),
     net: deps.net,
     browser,
     pages: browser === undefined ? undefined : pagesFor(browser),
