@@ -203,12 +203,7 @@ class PlaywrightHeadless implements PlaywrightHeadlessBrowser {
       context = await browser.newContext({ serviceWorkers: 'block', acceptDownloads: false })
       await context.route('**/*', (route) => {
         const r = route.request()
-        let origin = ''
-        try {
-          origin = new URL(r.url()).origin
-        } catch {
-          origin = ''
-        }
+        const origin = URL.canParse(r.url()) ? new URL(r.url()).origin : ''
         if (origin === request.allowedOrigin && ALLOWED_TYPES.has(r.resourceType()))
           return route.continue()
         return route.abort('blockedbyclient')

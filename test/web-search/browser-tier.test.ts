@@ -10,6 +10,7 @@ import { fakeEngineConfigs } from './search-cases.ts'
 
 const CHROMIUM = '/usr/bin/chromium'
 let fakes: FakeEngines
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- metadata is read loosely in assertions
 const meta = (r: ToolResult) => r.metadata as Record<string, any>
 
 beforeAll(async () => {
@@ -21,7 +22,7 @@ afterAll(async () => {
 
 /** Chromium processes below this test process. */
 function chromiumChildren(): number[] {
-  let out = ''
+  let out: string
   try {
     out = execFileSync('ps', ['-e', '-o', 'pid=,ppid=,comm='], { encoding: 'utf8' })
   } catch {

@@ -38,6 +38,7 @@ async function session(options: Record<string, unknown> = {}) {
   })
 }
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- metadata is read loosely in assertions
 const meta = (r: ToolResult) => r.metadata as Record<string, any>
 
 describe('web_search HTTP/RSS and API tiers (Node)', () => {
@@ -117,7 +118,7 @@ describe('web_search HTTP/RSS and API tiers (Node)', () => {
       api_not_json: 'garbage',
     })
     expect(s.failures.find((f) => f.engine === 'limited')?.retry_after_ms).toBe(120_000)
-    const json = JSON.parse(s.output) as { error: Record<string, any> }
+    const json = JSON.parse(s.output) as { error: Record<string, unknown> }
     expect(json.error.type).toBe('retrieval_requirements_not_met')
     expect(json.error.thresholds).toEqual({
       min_usable_results: 3,

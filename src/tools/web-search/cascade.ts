@@ -66,7 +66,6 @@ export async function runCascade(request: CascadeRequest, env: EngineEnv): Promi
   const runs: EngineRun[] = []
   const tiers: TierRecord[] = []
   let timedOut = false
-  let tierErrors = 0
   let needMore = true
   for (let i = 0; i < TIER_ORDER.length; i++) {
     const tier = TIER_ORDER[i]!
@@ -131,7 +130,7 @@ export async function runCascade(request: CascadeRequest, env: EngineEnv): Promi
       set.add(run.engine, run.tier, run.results)
       record.engines.push({ ...run, results: run.results.length })
     }
-    tierErrors = tierRuns.filter(
+    const tierErrors = tierRuns.filter(
       (r) => r.outcome === 'failed' || r.failure?.kind === 'circuit_open',
     ).length
     const health = healthOf(set, runs)
