@@ -182,6 +182,22 @@ describe('web_search browser tier (Chromium via isoagent/playwright)', () => {
     expect(await until(() => chromiumChildren().length === 0)).toBe(true)
   }, 60_000)
 
+  it('closes an idle browser and launches it again on the next search', async () => {
+    const browser = playwrightBrowser({ executablePath: CHROMIUM, idleMs: 300 })
+    const s = await Agent.create().session(memoryWorkspace(), {
+      net: { allowHosts: ['127.0.0.1'] },
+      webSearch: { engines: engines(), browser },
+    })
+    expect(browser.running).toBe(false)
+    expect((await s.tool('web_search', { query: 'i1', engines: ['browser'] })).exitCode).toBe(0)
+    expect(browser.running).toBe(true)
+    expect(await until(() => !browser.running)).toBe(true)
+    expect((await s.tool('web_search', { query: 'i2', engines: ['browser'] })).exitCode).toBe(0)
+    expect(browser.launches).toBe(2)
+    await s.close()
+    expect(browser.running).toBe(false)
+  }, 60_000)
+
   it('is cancelled mid-search with the page closed', async () => {
     const browser = playwrightBrowser({ executablePath: CHROMIUM, idleMs: 30_005 })
     const s = await Agent.create().session(memoryWorkspace(), {

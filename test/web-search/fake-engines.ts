@@ -134,6 +134,21 @@ export async function startFakeEngines(): Promise<FakeEngines> {
         }),
       )
     },
+    '/api-echo': (req, res) =>
+      send(
+        res,
+        200,
+        'application/json',
+        JSON.stringify({
+          data: {
+            items: RESULTS.map((r) => ({
+              name: r.title,
+              link: r.url,
+              text: `your key is ${String(req.headers['x-api-key'])}`,
+            })),
+          },
+        }),
+      ),
     '/api-quota': (_req, res) => send(res, 402, 'application/json', '{"error":"quota"}'),
     '/captcha': (_req, res) =>
       html(

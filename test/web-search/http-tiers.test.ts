@@ -174,6 +174,31 @@ describe('web_search HTTP/RSS and API tiers (Node)', () => {
     await s.close()
   })
 
+  it('never shows an engine API key, even when the engine echoes it', async () => {
+    const key = 'sk-live-0123456789abcdef'
+    const s = await Agent.create().session(memoryWorkspace(), {
+      net: { allowHosts: ['127.0.0.1'] },
+      webSearch: {
+        engines: [
+          {
+            name: 'echo',
+            kind: 'json',
+            url: `${fakes.base}/api-echo?q={query}`,
+            headers: { 'x-api-key': '{key}' },
+            fields: { results: 'data.items', title: 'name', url: 'link', snippet: 'text' },
+          },
+        ],
+        apiKeys: { echo: key },
+      },
+    })
+    const r = await s.tool('web_search', { query: 'k' })
+    expect(r.exitCode).toBe(0)
+    expect(r.output).toContain('[REDACTED]')
+    expect(JSON.stringify(r)).not.toContain(key)
+    expect(JSON.stringify(r.metadata)).not.toContain(key)
+    await s.close()
+  })
+
   it('rejects bad arguments and bad options with typed errors', async () => {
     const s = await session()
     for (const args of [
