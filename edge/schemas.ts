@@ -15,6 +15,7 @@ const ERROR_KINDS = [
   'cancelled',
   'partial_failure',
   'rate_limited',
+  'retrieval_requirements_not_met',
 ]
 
 const EVENT_TYPES = [

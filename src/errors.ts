@@ -21,6 +21,7 @@ export type IsoagentErrorCode =
   | 'transport'
   | 'rate_limited'
   | 'partial_failure'
+  | 'retrieval_requirements_not_met'
   | 'cancelled'
   | 'timeout'
   | 'io'

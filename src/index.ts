@@ -96,3 +96,19 @@ export {
 } from './tools/program/quickjs-loader.ts'
 export type { QuickJsLoader, QuickJsWasm } from './tools/program/quickjs-loader.ts'
 export * from './workspace/index.ts'
+export type {
+  BrowserLease,
+  BrowserSearchFailure,
+  BrowserSearchPage,
+  BrowserSearchRequest,
+  ExtractedResult,
+  HeadlessBrowser,
+  ResultSelectors,
+} from './headless-browser.ts'
+export { DEFAULT_ENGINES, searxngEngine } from './tools/web-search/default-engines.ts'
+export type { EngineConfig, EngineKind, JsonFields } from './tools/web-search/engine-config.ts'
+export { WEB_SEARCH_LIMITS } from './tools/web-search/web-search.ts'
+export type { WebSearchOptions } from './tools/web-search/web-search.ts'
+export type { BreakerOptions } from './tools/web-search/circuit-breaker.ts'
+export type { RetrievalRequirementsNotMet } from './tool-result.ts'
+export * from './net/index.ts'

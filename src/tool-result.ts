@@ -18,6 +18,32 @@ export type ToolErrorKind =
   | { type: 'cancelled'; op: string }
   | { type: 'partial_failure'; failed: number; total: number }
   | { type: 'rate_limited'; retry_after_ms: number | null }
+  | RetrievalRequirementsNotMet
+
+/**
+ * `web_search` failed closed: the whole cascade missed the structural requirements. Carries what
+ * the engines gave (`candidates`, usable or not), the observed health, the thresholds and each
+ * engine's failure (with `retry_after_ms` where an engine sent `Retry-After`).
+ */
+export type RetrievalRequirementsNotMet = {
+  type: 'retrieval_requirements_not_met'
+  message: string
+  candidates: { engine: string; title: string; url: string; usable: boolean }[]
+  health: Record<string, number>
+  thresholds: {
+    min_usable_results: number
+    min_distinct_domains: number
+    require_title_and_url: boolean
+  }
+  engine_failures: {
+    engine: string
+    kind: string
+    message: string
+    status?: number
+    retry_after_ms?: number
+  }[]
+  retry_after_ms: number | null
+}
 
 /** The result of every tool call. `exitCode` is 0 on success and 1 on failure. */
 export interface ToolResult {

@@ -6,13 +6,22 @@ export type { NodeShellOptions } from './node-shell.ts'
 export { gitCliAvailable, gitCliBackend } from './git-cli-backend.ts'
 export type { GitCliBackendOptions } from './git-cli-backend.ts'
 export { nodeQuickJs } from './node-quickjs.ts'
+export { nodeHttpTransport, pinnedLookup, systemResolver } from './node-http-transport.ts'
 
-import { registerWorkspaceKind, setDefaultQuickJsLoader } from '../../src/index.ts'
+import {
+  registerWorkspaceKind,
+  setDefaultHttpTransport,
+  setDefaultQuickJsLoader,
+} from '../../src/index.ts'
+import { nodeHttpTransport as http } from './node-http-transport.ts'
 import { localWorkspace as local } from './local-workspace.ts'
 import { nodeQuickJs as quickjs } from './node-quickjs.ts'
 
 // The program tool's QuickJS: compiled once per process from the variant's .wasm file.
 setDefaultQuickJsLoader(quickjs)
+
+// download and web_fetch: DNS resolved here, checked and pinned (address_check "resolved").
+setDefaultHttpTransport(http)
 
 // Lets `agent.resumeSession(snapshot)` rebuild local workspaces from their descriptor.
 registerWorkspaceKind('local', (descriptor) => {

@@ -36,6 +36,11 @@ export function errorKindOf(error: unknown, op: string): ToolErrorKind {
       return { type: 'cancelled', op }
     case 'timeout':
       return { type: 'timeout', op, duration_ms: Number(data.duration_ms ?? 0) }
+    case 'rate_limited': {
+      const after = data.retry_after_ms
+      return { type: 'rate_limited', retry_after_ms: typeof after === 'number' ? after : null }
+    }
+    case 'transport':
     case 'io':
     case 'internal':
       return { type: 'transport', op, message }

@@ -73,6 +73,8 @@ export interface ToolSpec<Args = never> {
    * `OWN_DEADLINE_MARGIN_MS`, so the tool's own deadline fires first.
    */
   ownDeadlineMs?(args: Args): number | undefined
+  /** Let go of what the tool holds for its session (a shared browser, ...); on session close. */
+  close?(): Promise<void>
   /** Run with schema-valid `args`; may throw `IsoagentError`, which the kernel types. */
   run(args: Args, context: ToolContext): Promise<ToolResult>
 }

@@ -102,6 +102,11 @@ export class Agent {
         throw new IsoagentError('invalid_argument', `custom tool ${t.name} is registered twice`)
       names.add(t.name)
     }
+    // API keys of web_search engines never show, whatever an engine echoes back.
+    const secrets = [
+      ...(options.redactSecrets ?? []),
+      ...Object.values(options.webSearch?.apiKeys ?? {}).filter((k) => k.length >= 4),
+    ]
     const kernel = new Kernel(workspace, [...tools, ...custom], {
       policy,
       artifactStore: options.artifactStore ?? memoryArtifactStore(),
@@ -114,7 +119,7 @@ export class Agent {
       ...(options.confirmationTimeoutMs !== undefined
         ? { confirmationTimeoutMs: options.confirmationTimeoutMs }
         : {}),
-      ...(options.redactSecrets ? { redactSecrets: options.redactSecrets } : {}),
+      ...(secrets.length > 0 ? { redactSecrets: secrets } : {}),
       ...(options.eventBufferSize !== undefined
         ? { eventBufferSize: options.eventBufferSize }
         : {}),

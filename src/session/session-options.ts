@@ -2,10 +2,13 @@ import { IsoagentError } from '../errors.ts'
 import type { BudgetLimits } from '../kernel/budget.ts'
 import type { ToolHooks } from '../kernel/hooks.ts'
 import type { PermissionRules } from '../kernel/permissions.ts'
+import { checkNetOptions, type NetOptions } from '../net/net-options.ts'
 import type { ArtifactStore } from '../projection/artifact-store.ts'
 import type { ToolResultTransformPolicyV1 } from '../projection/policy.ts'
 import type { GitAuthor } from '../tools/git/git.ts'
 import type { QuickJsLoader } from '../tools/program/quickjs-loader.ts'
+import { checkEngines } from '../tools/web-search/engine-config.ts'
+import type { WebSearchOptions } from '../tools/web-search/web-search.ts'
 import type { WorkspaceServices } from '../workspace/workspace-services.ts'
 import type { CustomTool } from './custom-tool.ts'
 
@@ -43,6 +46,14 @@ export interface SessionOptions {
    * loader `isoagent/node` sets on import, else one that imports the variant package.
    */
   quickjs?: QuickJsLoader | WebAssembly.Module
+  /** `web_search`: engines (default: public ones), the browser tier, API keys. */
+  webSearch?: WebSearchOptions
+  /**
+   * Network policy of `download`, `web_fetch` and `web_search`: hosts let past the address
+   * policy (tests, intranets; never a default), a DNS resolver for the Node transport's checks
+   * and pinning, and the `User-Agent`.
+   */
+  net?: NetOptions
 }
 
 /** Options of {@link Agent.resumeSession}. */
@@ -65,6 +76,8 @@ const OPTION_KEYS = new Set<string>([
   'tools',
   'gitAuthor',
   'quickjs',
+  'webSearch',
+  'net',
   'workspace',
 ])
 
@@ -103,6 +116,7 @@ export function checkOptions(options: SessionOptions): void {
       'gitAuthor must be { name, email }: non-empty strings without <, > or newlines',
     )
   }
+  checkNetOptions(options.net)
   const quickjs = options.quickjs
   if (
     quickjs !== undefined &&
@@ -113,5 +127,53 @@ export function checkOptions(options: SessionOptions): void {
       'invalid_argument',
       'quickjs must be a QuickJsLoader function or a WebAssembly.Module',
     )
+  }
+  checkWebSearch(options.webSearch)
+}
+
+function checkWebSearch(ws: WebSearchOptions | undefined): void {
+  if (ws === undefined) return
+  if (typeof ws !== 'object' || ws === null)
+    throw new IsoagentError('invalid_argument', 'webSearch must be an object')
+  for (const key of Object.keys(ws)) {
+    if (!['engines', 'browser', 'apiKeys', 'breaker'].includes(key))
+      throw new IsoagentError('invalid_argument', `unknown webSearch option "${key}"`)
+  }
+  if (ws.engines !== undefined) checkEngines(ws.engines)
+  const b = ws.browser
+  if (
+    b !== undefined &&
+    (typeof b !== 'object' ||
+      b === null ||
+      typeof b.search !== 'function' ||
+      typeof b.acquire !== 'function')
+  )
+    throw new IsoagentError('invalid_argument', 'webSearch.browser must be a HeadlessBrowser')
+  const keys = ws.apiKeys
+  if (
+    keys !== undefined &&
+    (typeof keys !== 'object' ||
+      keys === null ||
+      Array.isArray(keys) ||
+      Object.values(keys).some((v) => typeof v !== 'string'))
+  )
+    throw new IsoagentError(
+      'invalid_argument',
+      'webSearch.apiKeys must map engine names to strings',
+    )
+  const br = ws.breaker
+  if (br !== undefined) {
+    if (typeof br !== 'object' || br === null)
+      throw new IsoagentError('invalid_argument', 'webSearch.breaker must be an object')
+    for (const k of ['failureThreshold', 'emptyThreshold', 'openMs', 'maxOpenMs'] as const) {
+      const v = br[k]
+      if (v !== undefined && (!Number.isInteger(v) || v < 1))
+        throw new IsoagentError(
+          'invalid_argument',
+          `webSearch.breaker.${k} must be a positive integer`,
+        )
+    }
+    if (br.now !== undefined && typeof br.now !== 'function')
+      throw new IsoagentError('invalid_argument', 'webSearch.breaker.now must be a function')
   }
 }

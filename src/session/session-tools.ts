@@ -3,6 +3,7 @@ import { builtinTools } from '../tools/builtin.ts'
 import { createGitTool } from '../tools/git/git.ts'
 import { createProgramTool } from '../tools/program/program.ts'
 import { quickJsFromModule } from '../tools/program/quickjs-loader.ts'
+import { createWebSearchTool } from '../tools/web-search/web-search.ts'
 import type { WorkspaceServices } from '../workspace/workspace-services.ts'
 import type { SessionOptions } from './session-options.ts'
 
@@ -24,6 +25,11 @@ export function sessionTools(workspace: WorkspaceServices, options: SessionOptio
   if (loader !== undefined) {
     factories.program = () => createProgramTool(loader) as unknown as AnyTool
   }
+  factories.web_search = () =>
+    createWebSearchTool(
+      options.webSearch,
+      options.net ? { net: options.net } : {},
+    ) as unknown as AnyTool
   return builtinTools
     .filter((tool) => tool.available(workspace.capabilities))
     .map((tool) => factories[tool.name]?.() ?? tool)

@@ -319,6 +319,7 @@ export class Session {
   async close(): Promise<void> {
     if (this.kernel.closed) return
     this.kernel.close()
+    await Promise.allSettled(this.kernel.list().map((tool) => tool.close?.()))
     await this.workspace.close?.()
   }
 }

@@ -8,6 +8,7 @@ import { programTool } from './program/program.ts'
 import { readTool } from './read.ts'
 import { searchTool } from './search/search.ts'
 import type { ToolSpec } from '../kernel/tool-spec.ts'
+import { webSearchTool } from './web-search/web-search.ts'
 import { writeTool } from './write.ts'
 
 /** Every built-in tool, in registration order. A session offers those its workspace can serve. */
@@ -20,6 +21,7 @@ export const builtinTools = [
   searchTool,
   bashTool,
   gitTool,
+  webSearchTool,
   batchTool,
   programTool,
 ] as unknown as readonly ToolSpec<Record<string, unknown>>[]

@@ -116,6 +116,7 @@ describe('browserWorkspace specifics (fake-indexeddb)', () => {
       'ls',
       'search',
       'git',
+      'web_search',
       'batch',
       'program',
     ])

@@ -43,9 +43,32 @@ const local = starter(() => {
 })
 
 httpCases('Node server, memory workspace', memory, {
-  tools: ['read', 'write', 'edit', 'patch', 'ls', 'search', 'git', 'batch', 'program'],
+  tools: [
+    'read',
+    'write',
+    'edit',
+    'patch',
+    'ls',
+    'search',
+    'git',
+    'web_search',
+    'batch',
+    'program',
+  ],
 })
 httpCases('Node server, local disk', local, {
-  tools: ['read', 'write', 'edit', 'patch', 'ls', 'search', 'bash', 'git', 'batch', 'program'],
+  tools: [
+    'read',
+    'write',
+    'edit',
+    'patch',
+    'ls',
+    'search',
+    'bash',
+    'git',
+    'web_search',
+    'batch',
+    'program',
+  ],
 })
 fuzzCases('Node server, local disk', local)

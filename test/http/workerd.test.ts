@@ -46,12 +46,33 @@ function starter(kind: 'r2' | 's3' | 'memory') {
   }
 }
 
-const STORE_TOOLS = ['read', 'write', 'edit', 'patch', 'ls', 'search', 'batch', 'program']
+const STORE_TOOLS = [
+  'read',
+  'write',
+  'edit',
+  'patch',
+  'ls',
+  'search',
+  'web_search',
+  'batch',
+  'program',
+]
 
 httpCases('Worker in workerd, R2 binding', starter('r2'), { tools: STORE_TOOLS })
 httpCases('Worker in workerd, S3 settings (s3rver)', starter('s3'), { tools: STORE_TOOLS })
 httpCases('Worker in workerd, memory per session', starter('memory'), {
-  tools: ['read', 'write', 'edit', 'patch', 'ls', 'search', 'git', 'batch', 'program'],
+  tools: [
+    'read',
+    'write',
+    'edit',
+    'patch',
+    'ls',
+    'search',
+    'git',
+    'web_search',
+    'batch',
+    'program',
+  ],
   sharedWorkspace: false,
 })
 fuzzCases('Worker in workerd, R2 binding', starter('r2'))

@@ -24,6 +24,7 @@ export function expectKeyFacts(record: SmokeRecord): void {
     'ls',
     'search',
     'git',
+    'web_search',
     'batch',
     'program',
   ])

@@ -1,0 +1,95 @@
+import { lookup as systemLookup } from 'node:dns/promises'
+import type { LookupFunction } from 'node:net'
+import { Agent, fetch as undiciFetch } from 'undici'
+import {
+  checkResolvedAddresses,
+  hostAllowed,
+  type HttpTransport,
+  type NetResolver,
+} from '../../src/index.ts'
+
+/** The system resolver (`getaddrinfo`), every answer in the order it gave them. */
+export const systemResolver: NetResolver = async (hostname) =>
+  (await systemLookup(hostname, { all: true, verbatim: true })).map((a) => a.address)
+
+/**
+ * A `net.connect` lookup that resolves with `resolve`, refuses answers holding any non-public
+ * address (unless `trusted`), and hands the connection exactly the addresses it checked.
+ */
+export function pinnedLookup(resolve: NetResolver, trusted: boolean): LookupFunction {
+  return (hostname, options, callback) => {
+    resolve(hostname).then(
+      (answer) => {
+        let checked
+        try {
+          checked = checkResolvedAddresses(hostname, answer, trusted)
+        } catch (error) {
+          callback(error as NodeJS.ErrnoException, '', 0)
+          return
+        }
+        const wanted = options.family === 4 || options.family === 6 ? options.family : 0
+        const usable = wanted === 0 ? checked : checked.filter((a) => a.family === wanted)
+        const first = usable[0]
+        if (first === undefined) {
+          const error = Object.assign(new Error(`${hostname} has no IPv${wanted} address`), {
+            code: 'ENOTFOUND',
+          })
+          callback(error, '', 0)
+          return
+        }
+        if (options.all === true) {
+          ;(callback as unknown as (e: null, a: { address: string; family: number }[]) => void)(
+            null,
+            usable,
+          )
+        } else callback(null, first.address, first.family)
+      },
+      (error: unknown) => callback(error as NodeJS.ErrnoException, '', 0),
+    )
+  }
+}
+
+interface AgentPair {
+  checking: Agent
+  trusting: Agent
+}
+
+const agents = new WeakMap<NetResolver, AgentPair>()
+
+function agentsFor(resolve: NetResolver): AgentPair {
+  let pair = agents.get(resolve)
+  if (pair === undefined) {
+    pair = {
+      checking: new Agent({ connect: { lookup: pinnedLookup(resolve, false) } }),
+      trusting: new Agent({ connect: { lookup: pinnedLookup(resolve, true) } }),
+    }
+    agents.set(resolve, pair)
+  }
+  return pair
+}
+
+/**
+ * The HTTP transport of Node.js: undici with a connect-time lookup that resolves names itself
+ * (the session's `net.resolve`, else the system resolver), refuses an answer mixing public and
+ * private addresses, and pins each connection to the addresses it checked, so DNS rebinding
+ * between check and connect cannot happen (`address_check: "resolved"`). Importing
+ * `isoagent/node` makes it the default transport.
+ */
+export const nodeHttpTransport: HttpTransport = {
+  addressCheck: 'resolved',
+  async fetch(request) {
+    const pair = agentsFor(request.net.resolve ?? systemResolver)
+    const dispatcher = hostAllowed(request.url, request.net.allowHosts)
+      ? pair.trusting
+      : pair.checking
+    const response = await undiciFetch(request.url.href, {
+      method: request.method,
+      headers: [...request.headers],
+      body: request.body ?? null,
+      redirect: 'manual',
+      signal: request.signal ?? null,
+      dispatcher,
+    })
+    return response as unknown as Response
+  },
+}

@@ -1,0 +1,51 @@
+import { IsoagentError } from '../errors.ts'
+
+/**
+ * Resolves a host name to its IP addresses (any textual form). The Node transport checks every
+ * answer against the address policy and connects only to the addresses it checked.
+ */
+export type NetResolver = (hostname: string) => Promise<readonly string[]>
+
+/** Network options of a session (`SessionOptions.net`). */
+export interface NetOptions {
+  /**
+   * Host names or address literals (optionally `host:port`) that pass the address policy: for
+   * tests and intranet use, never a default. Names are matched case-insensitively.
+   */
+  allowHosts?: readonly string[]
+  /** DNS lookup used by transports that resolve (Node) instead of the system resolver. */
+  resolve?: NetResolver
+  /** `User-Agent` of every request (default `isoagent`). */
+  userAgent?: string
+}
+
+/** Default `User-Agent`. */
+export const DEFAULT_USER_AGENT = 'isoagent'
+
+/** Throws `invalid_argument` unless `net` is a well-formed {@link NetOptions}. */
+export function checkNetOptions(net: unknown): asserts net is NetOptions | undefined {
+  if (net === undefined) return
+  if (typeof net !== 'object' || net === null || Array.isArray(net))
+    throw new IsoagentError('invalid_argument', 'net must be an object')
+  const o = net as Record<string, unknown>
+  for (const key of Object.keys(o)) {
+    if (key !== 'allowHosts' && key !== 'resolve' && key !== 'userAgent')
+      throw new IsoagentError('invalid_argument', `unknown net option "${key}"`)
+  }
+  const hosts = o.allowHosts
+  if (
+    hosts !== undefined &&
+    (!Array.isArray(hosts) ||
+      hosts.some((h) => typeof h !== 'string' || h.trim() === '' || /[\s/@?#]/.test(h)))
+  ) {
+    throw new IsoagentError(
+      'invalid_argument',
+      'net.allowHosts must be an array of host names or address literals (optionally host:port)',
+    )
+  }
+  if (o.resolve !== undefined && typeof o.resolve !== 'function')
+    throw new IsoagentError('invalid_argument', 'net.resolve must be a function')
+  const ua = o.userAgent
+  if (ua !== undefined && (typeof ua !== 'string' || ua === '' || /[\r\n]/.test(ua)))
+    throw new IsoagentError('invalid_argument', 'net.userAgent must be a non-empty one-line string')
+}
