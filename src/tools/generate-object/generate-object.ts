@@ -139,7 +139,7 @@ class PartialEmitter {
     const json = JSON.stringify(value)
     if (json === this.lastJson) return
     this.lastJson = json
-    this.lastAt = now
+    this.lastAt = Date.now()
     this.emit(`{"object_partial":${json}}`)
   }
 }
