@@ -283,6 +283,27 @@ describe.each<Protocol>(['openai', 'anthropic'])('%s provider', (protocol) => {
     expect(parts.some((p) => p.type === 'finish')).toBe(false)
   })
 
+  it('types an in-stream error event by its kind, after the deltas before it', async () => {
+    const kinds = [
+      ['overloaded', 'transport'],
+      ['rate_limit', 'rate_limited'],
+      ['invalid_request', 'invalid_argument'],
+    ] as const
+    for (const [errorKind, code] of kinds) {
+      fake.reset([{ text: 'partial answer here', errorAfterEvents: 5, errorKind }])
+      const parts: ModelStreamPart[] = []
+      const error = await failure(
+        (async () => {
+          for await (const p of model(protocol).stream(hello)) parts.push(p)
+        })(),
+      )
+      expect(error.code).toBe(code)
+      expect(error.message).toContain('scripted')
+      expect(parts.some((p) => p.type === 'text_delta')).toBe(true)
+      expect(fake.requests).toHaveLength(1)
+    }
+  })
+
   it('fails slow tokens past the deadline with timeout, and an abort with cancelled', async () => {
     fake.reset([{ text: 'slow slow slow slow', delayMs: 150 }])
     const error = await failure(collect(model(protocol, { timeoutMs: 300 }), hello))
