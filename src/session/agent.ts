@@ -3,7 +3,7 @@ import { Kernel } from '../kernel/kernel.ts'
 import type { LanguageModel } from '../llm/language-model.ts'
 import { memoryArtifactStore } from '../projection/artifact-store.ts'
 import { ToolResultTransformPolicy } from '../projection/policy.ts'
-import { builtinTools } from '../tools/builtin.ts'
+import { builtinTools, modelToolSchemas } from '../tools/builtin.ts'
 import type { WorkspaceServices } from '../workspace/workspace-services.ts'
 import { customToolSpec } from './custom-tool.ts'
 import { Session } from './session.ts'
@@ -93,8 +93,8 @@ export class Agent {
     const policy = ToolResultTransformPolicy.validate(
       options.toolResultTransformPolicy ?? ToolResultTransformPolicy.conservative(),
     )
-    const tools = sessionTools(workspace, options)
-    const reserved = new Set(builtinTools.map((t) => t.name))
+    const tools = sessionTools(workspace, options, { model: this.options.model })
+    const reserved = new Set([...builtinTools, ...modelToolSchemas].map((t) => t.name))
     const custom = (options.tools ?? []).map((t) => customToolSpec(t, reserved))
     const names = new Set<string>()
     for (const t of custom) {

@@ -1,5 +1,7 @@
 import type { ToolSpec } from '../kernel/tool-spec.ts'
+import type { LanguageModel } from '../llm/language-model.ts'
 import { builtinTools } from '../tools/builtin.ts'
+import { createGenerateObjectTool } from '../tools/generate-object/generate-object.ts'
 import { createGitTool } from '../tools/git/git.ts'
 import { createProgramTool } from '../tools/program/program.ts'
 import { quickJsFromModule } from '../tools/program/quickjs-loader.ts'
@@ -9,11 +11,21 @@ import type { SessionOptions } from './session-options.ts'
 
 type AnyTool = ToolSpec<Record<string, unknown>>
 
+/** What a session's tools may use beyond its workspace and options: the Agent's model. */
+export interface SessionToolContext {
+  model?: LanguageModel | undefined
+}
+
 /**
  * The built-in tools a session over `workspace` offers, each configured from the session's
- * options. A tool whose options change its behaviour is built here by its factory.
+ * options. A tool whose options change its behaviour is built here by its factory; tools that
+ * need a model (generate_object) come after the workspace's when the Agent has one.
  */
-export function sessionTools(workspace: WorkspaceServices, options: SessionOptions): AnyTool[] {
+export function sessionTools(
+  workspace: WorkspaceServices,
+  options: SessionOptions,
+  context: SessionToolContext = {},
+): AnyTool[] {
   const factories: Record<string, (() => AnyTool) | undefined> = {}
   const author = options.gitAuthor
   if (author !== undefined) {
@@ -30,7 +42,10 @@ export function sessionTools(workspace: WorkspaceServices, options: SessionOptio
       options.webSearch,
       options.net ? { net: options.net } : {},
     ) as unknown as AnyTool
-  return builtinTools
+  const tools = builtinTools
     .filter((tool) => tool.available(workspace.capabilities))
     .map((tool) => factories[tool.name]?.() ?? tool)
+  const model = context.model
+  if (model !== undefined) tools.push(createGenerateObjectTool(model) as unknown as AnyTool)
+  return tools
 }
