@@ -4,15 +4,22 @@ import { createGitTool } from '../tools/git/git.ts'
 import { createProgramTool } from '../tools/program/program.ts'
 import { quickJsFromModule } from '../tools/program/quickjs-loader.ts'
 import type { WorkspaceServices } from '../workspace/workspace-services.ts'
+import { createTaskTool } from '../tools/task/task.ts'
+import type { TaskHost } from '../tools/task/task-host.ts'
 import type { SessionOptions } from './session-options.ts'
 
 type AnyTool = ToolSpec<Record<string, unknown>>
 
 /**
  * The built-in tools a session over `workspace` offers, each configured from the session's
- * options. A tool whose options change its behaviour is built here by its factory.
+ * options. A tool whose options change its behaviour is built here by its factory. With a model
+ * (`tasks`), `task` and its hidden alias `parallel_task` come last.
  */
-export function sessionTools(workspace: WorkspaceServices, options: SessionOptions): AnyTool[] {
+export function sessionTools(
+  workspace: WorkspaceServices,
+  options: SessionOptions,
+  tasks?: TaskHost,
+): AnyTool[] {
   const factories: Record<string, (() => AnyTool) | undefined> = {}
   const author = options.gitAuthor
   if (author !== undefined) {
@@ -24,7 +31,14 @@ export function sessionTools(workspace: WorkspaceServices, options: SessionOptio
   if (loader !== undefined) {
     factories.program = () => createProgramTool(loader) as unknown as AnyTool
   }
-  return builtinTools
+  const tools = builtinTools
     .filter((tool) => tool.available(workspace.capabilities))
     .map((tool) => factories[tool.name]?.() ?? tool)
+  if (tasks !== undefined) {
+    tools.push(
+      createTaskTool(tasks) as unknown as AnyTool,
+      createTaskTool(tasks, 'parallel_task', true) as unknown as AnyTool,
+    )
+  }
+  return tools
 }
