@@ -38,7 +38,13 @@ export function errorKindOf(error: unknown, op: string): ToolErrorKind {
       return { type: 'timeout', op, duration_ms: Number(data.duration_ms ?? 0) }
     case 'io':
     case 'internal':
+    case 'transport':
       return { type: 'transport', op, message }
+    case 'rate_limited':
+      return {
+        type: 'rate_limited',
+        retry_after_ms: typeof data.retry_after_ms === 'number' ? data.retry_after_ms : null,
+      }
     default:
       return { type: 'invalid_argument', message }
   }
