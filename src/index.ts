@@ -114,4 +114,27 @@ export {
   defaultQuickJsLoader,
 } from './tools/program/quickjs-loader.ts'
 export type { QuickJsLoader, QuickJsWasm } from './tools/program/quickjs-loader.ts'
+export type {
+  LanguageModel,
+  ModelCallOptions,
+  ModelCapabilities,
+  ModelFinishReason,
+  ModelMessage,
+  ModelRequest,
+  ModelResponse,
+  ModelResponseFormat,
+  ModelStreamPart,
+  ModelTool,
+  ModelToolCall,
+  ModelToolChoice,
+  ModelUsage,
+} from './llm/language-model.ts'
+export { openAICompatible } from './llm/openai-compatible.ts'
+export type { OpenAICompatibleOptions } from './llm/openai-compatible.ts'
+export { anthropic, ANTHROPIC_MAX_TOKENS } from './llm/anthropic.ts'
+export type { AnthropicOptions } from './llm/anthropic.ts'
+export { PROVIDER_DEFAULTS, parseRetryAfter } from './llm/provider-http.ts'
+export type { ProviderHttpOptions } from './llm/provider-http.ts'
+export { toAnthropicTools, toOpenAITools } from './llm/tool-specs.ts'
+export type { AnthropicTool, OpenAITool, ToolDefinitionLike } from './llm/tool-specs.ts'
 export * from './workspace/index.ts'
