@@ -14,6 +14,8 @@ export type ApiErrorCode =
   | 'session_closed'
   | 'workspace_unavailable'
   | 'not_configured'
+  | 'model_not_configured'
+  | 'turn_in_progress'
   | 'internal_error'
 
 /** The body of every error response: `{ "error": { "code", "message" } }`. */

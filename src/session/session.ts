@@ -129,6 +129,11 @@ export class Session {
     this.agent = agent
   }
 
+  /** Whether a turn of the agent loop is running now. */
+  get turnRunning(): boolean {
+    return this.agent.conversation.busy
+  }
+
   /** Whether the session's agent has a model (send, stream and task need one). */
   get hasModel(): boolean {
     return this.agent.hasModel
