@@ -1,6 +1,6 @@
 import { IsoagentError } from '../errors.ts'
 import type { Kernel } from '../kernel/kernel.ts'
-import type { LanguageModel, ModelMessage } from '../llm/language-model.ts'
+import type { LanguageModel, ModelMessage, ModelTool } from '../llm/language-model.ts'
 import type { AgentEvent, AgentRunResult } from './agent-events.ts'
 import { checkMaxSteps, runAgentLoop } from './agent-loop.ts'
 import { EventChannel } from './event-channel.ts'
@@ -23,6 +23,7 @@ export const MAX_PROMPT_CHARS = 1_000_000
 export class Conversation {
   readonly messages: ModelMessage[]
   private running: { controller: AbortController; done: Promise<unknown> } | undefined
+  private tools: ModelTool[] | undefined
 
   constructor(
     private readonly kernel: Kernel,
@@ -99,13 +100,15 @@ export class Conversation {
     const messages = this.messages
     messages.push({ role: 'user', content: prompt })
     const kernel = this.kernel
+    // The session's tool set never changes: its definitions are built once.
+    this.tools ??= kernel.list().map((t) => ({
+      name: t.name,
+      description: t.description,
+      parameters: structuredClone(t.parameters),
+    }))
     const done = runAgentLoop({
       model: this.model!,
-      tools: kernel.list().map((t) => ({
-        name: t.name,
-        description: t.description,
-        parameters: structuredClone(t.parameters),
-      })),
+      tools: this.tools,
       invoke: (name, args, o) =>
         kernel.invoke({ name, args, origin: 'agent', signal: o.signal, onOutput: o.onOutput }),
       scheduling: (name) => kernel.tool(name)?.scheduling,
