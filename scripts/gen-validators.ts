@@ -7,7 +7,7 @@ import { writeFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { Ajv } from 'ajv'
 import standaloneModule from 'ajv/dist/standalone/index.js'
-import { builtinTools } from '../src/tools/builtin.ts'
+import { builtinTools, modelToolSchemas } from '../src/tools/builtin.ts'
 
 export const GENERATED_PATH = fileURLToPath(
   new URL('../src/kernel/validators.generated.ts', import.meta.url),
@@ -22,7 +22,7 @@ export function generateValidators(): string {
     code: { source: true, esm: true, lines: true },
   })
   const exports: Record<string, string> = {}
-  for (const tool of builtinTools) {
+  for (const tool of [...builtinTools, ...modelToolSchemas]) {
     ajv.addSchema({ ...tool.parameters, $id: `isoagent:${tool.name}` })
     exports[tool.name] = `isoagent:${tool.name}`
   }

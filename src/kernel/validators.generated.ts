@@ -1843,3 +1843,227 @@ validate19.errors = vErrors;
 return errors === 0;
 }
 
+export const generate_object = validate20;
+const schema21 = {"type":"object","additionalProperties":false,"required":["schema","prompt"],"properties":{"schema":{"type":"object","description":"JSON Schema of the object (at most 64 KiB): objects, arrays, enums, const, anyOf/oneOf/allOf, local $ref."},"prompt":{"type":"string","minLength":1,"description":"What the object should describe."},"schema_name":{"type":"string","pattern":"^[A-Za-z0-9_-]{1,59}$","description":"Name of the object, shown to the model (default \"object\")."},"schema_description":{"type":"string","maxLength":4096,"description":"What the object is, shown to the model (at most 4 KiB)."},"system":{"type":"string","maxLength":32768,"description":"System instructions for the model (at most 32 KiB)."},"mode":{"type":"string","enum":["auto","strict","json","tool","prompt"],"description":"strict: native JSON Schema output; tool: a forced tool call; json: JSON object mode; prompt: instructions only; auto (default): the best the model supports."},"max_repair_attempts":{"type":"integer","minimum":0,"maximum":5,"description":"Rounds that feed validation errors back to the model (default 2)."},"include_raw_text":{"type":"boolean","description":"Add the model's last raw answer as metadata.raw_text."},"timeout_ms":{"type":"integer","minimum":1000,"maximum":600000,"description":"One deadline over generation and repairs (default 120000)."}},"$id":"isoagent:generate_object"};
+const pattern1 = new RegExp("^[A-Za-z0-9_-]{1,59}$", "u");
+
+function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="isoagent:generate_object" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.schema === undefined) && (missing0 = "schema")) || ((data.prompt === undefined) && (missing0 = "prompt"))){
+validate20.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(func2.call(schema21.properties, key0))){
+validate20.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.schema !== undefined){
+let data0 = data.schema;
+const _errs2 = errors;
+if(!(data0 && typeof data0 == "object" && !Array.isArray(data0))){
+validate20.errors = [{instancePath:instancePath+"/schema",schemaPath:"#/properties/schema/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.prompt !== undefined){
+let data1 = data.prompt;
+const _errs4 = errors;
+if(errors === _errs4){
+if(typeof data1 === "string"){
+if(data1.length < 1){
+validate20.errors = [{instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate20.errors = [{instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.schema_name !== undefined){
+let data2 = data.schema_name;
+const _errs6 = errors;
+if(errors === _errs6){
+if(typeof data2 === "string"){
+if(!pattern1.test(data2)){
+validate20.errors = [{instancePath:instancePath+"/schema_name",schemaPath:"#/properties/schema_name/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]{1,59}$"},message:"must match pattern \""+"^[A-Za-z0-9_-]{1,59}$"+"\""}];
+return false;
+}
+}
+else {
+validate20.errors = [{instancePath:instancePath+"/schema_name",schemaPath:"#/properties/schema_name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.schema_description !== undefined){
+let data3 = data.schema_description;
+const _errs8 = errors;
+if(errors === _errs8){
+if(typeof data3 === "string"){
+if(data3.length > 4096){
+validate20.errors = [{instancePath:instancePath+"/schema_description",schemaPath:"#/properties/schema_description/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"}];
+return false;
+}
+}
+else {
+validate20.errors = [{instancePath:instancePath+"/schema_description",schemaPath:"#/properties/schema_description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.system !== undefined){
+let data4 = data.system;
+const _errs10 = errors;
+if(errors === _errs10){
+if(typeof data4 === "string"){
+if(data4.length > 32768){
+validate20.errors = [{instancePath:instancePath+"/system",schemaPath:"#/properties/system/maxLength",keyword:"maxLength",params:{limit: 32768},message:"must NOT have more than 32768 characters"}];
+return false;
+}
+}
+else {
+validate20.errors = [{instancePath:instancePath+"/system",schemaPath:"#/properties/system/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.mode !== undefined){
+let data5 = data.mode;
+const _errs12 = errors;
+if(typeof data5 !== "string"){
+validate20.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!(((((data5 === "auto") || (data5 === "strict")) || (data5 === "json")) || (data5 === "tool")) || (data5 === "prompt"))){
+validate20.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/enum",keyword:"enum",params:{allowedValues: schema21.properties.mode.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs12 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.max_repair_attempts !== undefined){
+let data6 = data.max_repair_attempts;
+const _errs14 = errors;
+if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
+validate20.errors = [{instancePath:instancePath+"/max_repair_attempts",schemaPath:"#/properties/max_repair_attempts/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs14){
+if((typeof data6 == "number") && (isFinite(data6))){
+if(data6 > 5 || isNaN(data6)){
+validate20.errors = [{instancePath:instancePath+"/max_repair_attempts",schemaPath:"#/properties/max_repair_attempts/maximum",keyword:"maximum",params:{comparison: "<=", limit: 5},message:"must be <= 5"}];
+return false;
+}
+else {
+if(data6 < 0 || isNaN(data6)){
+validate20.errors = [{instancePath:instancePath+"/max_repair_attempts",schemaPath:"#/properties/max_repair_attempts/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs14 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.include_raw_text !== undefined){
+const _errs16 = errors;
+if(typeof data.include_raw_text !== "boolean"){
+validate20.errors = [{instancePath:instancePath+"/include_raw_text",schemaPath:"#/properties/include_raw_text/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs16 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.timeout_ms !== undefined){
+let data8 = data.timeout_ms;
+const _errs18 = errors;
+if(!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))){
+validate20.errors = [{instancePath:instancePath+"/timeout_ms",schemaPath:"#/properties/timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs18){
+if((typeof data8 == "number") && (isFinite(data8))){
+if(data8 > 600000 || isNaN(data8)){
+validate20.errors = [{instancePath:instancePath+"/timeout_ms",schemaPath:"#/properties/timeout_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000"}];
+return false;
+}
+else {
+if(data8 < 1000 || isNaN(data8)){
+validate20.errors = [{instancePath:instancePath+"/timeout_ms",schemaPath:"#/properties/timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1000},message:"must be >= 1000"}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs18 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate20.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate20.errors = vErrors;
+return errors === 0;
+}
+

@@ -6,7 +6,7 @@ import { ToolResultTransformPolicy } from '../projection/policy.ts'
 import { BackgroundTasks } from '../agent/background-tasks.ts'
 import { Conversation } from '../agent/conversation.ts'
 import type { ToolSpec } from '../kernel/tool-spec.ts'
-import { builtinTools } from '../tools/builtin.ts'
+import { builtinTools, modelToolSchemas } from '../tools/builtin.ts'
 import type { WorkspaceServices } from '../workspace/workspace-services.ts'
 import { customToolSpec } from './custom-tool.ts'
 import { Session } from './session.ts'
@@ -116,12 +116,15 @@ export class Agent {
     const model = this.options.model
     const background = new BackgroundTasks()
     let listed: () => readonly ToolSpec<Record<string, unknown>>[] = () => []
-    const tools = sessionTools(
-      workspace,
-      options,
-      model === undefined ? undefined : { model, background, tools: () => listed() },
-    )
-    const reserved = new Set([...builtinTools.map((t) => t.name), 'task', 'parallel_task'])
+    const tools = sessionTools(workspace, options, {
+      model,
+      ...(model === undefined ? {} : { tasks: { model, background, tools: () => listed() } }),
+    })
+    const reserved = new Set([
+      ...[...builtinTools, ...modelToolSchemas].map((t) => t.name),
+      'task',
+      'parallel_task',
+    ])
     const custom = (options.tools ?? []).map((t) => customToolSpec(t, reserved))
     const names = new Set<string>()
     for (const t of custom) {

@@ -1,5 +1,7 @@
 import type { ToolSpec } from '../kernel/tool-spec.ts'
+import type { LanguageModel } from '../llm/language-model.ts'
 import { builtinTools } from '../tools/builtin.ts'
+import { createGenerateObjectTool } from '../tools/generate-object/generate-object.ts'
 import { createGitTool } from '../tools/git/git.ts'
 import { createProgramTool } from '../tools/program/program.ts'
 import { quickJsFromModule } from '../tools/program/quickjs-loader.ts'
@@ -10,15 +12,23 @@ import type { SessionOptions } from './session-options.ts'
 
 type AnyTool = ToolSpec<Record<string, unknown>>
 
+/** What a session's tools may use beyond its workspace and options: the Agent's model. */
+export interface SessionToolContext {
+  model?: LanguageModel | undefined
+  /** With a model: what `task` needs (its sub-agents' tools and the background tasks). */
+  tasks?: TaskHost
+}
+
 /**
  * The built-in tools a session over `workspace` offers, each configured from the session's
- * options. A tool whose options change its behaviour is built here by its factory. With a model
- * (`tasks`), `task` and its hidden alias `parallel_task` come last.
+ * options. A tool whose options change its behaviour is built here by its factory; tools that
+ * need a model (generate_object, then `task` and its hidden alias `parallel_task`) come after the
+ * workspace's when the Agent has one.
  */
 export function sessionTools(
   workspace: WorkspaceServices,
   options: SessionOptions,
-  tasks?: TaskHost,
+  context: SessionToolContext = {},
 ): AnyTool[] {
   const factories: Record<string, (() => AnyTool) | undefined> = {}
   const author = options.gitAuthor
@@ -34,6 +44,9 @@ export function sessionTools(
   const tools = builtinTools
     .filter((tool) => tool.available(workspace.capabilities))
     .map((tool) => factories[tool.name]?.() ?? tool)
+  const model = context.model
+  if (model !== undefined) tools.push(createGenerateObjectTool(model) as unknown as AnyTool)
+  const tasks = context.tasks
   if (tasks !== undefined) {
     tools.push(
       createTaskTool(tasks) as unknown as AnyTool,

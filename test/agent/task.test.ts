@@ -137,7 +137,7 @@ describe('task', () => {
       [
         [{ ...explore('t0'), output_schema: { type: 'object', description: 'x'.repeat(70_000) } }],
         {},
-        /output_schema: .*65536 bytes/,
+        /output_schema: .*65536/,
       ],
     ]
     for (const [tasks, extra, message] of cases) {
@@ -207,7 +207,7 @@ describe('task', () => {
     expect(outcomes(result.metadata)[0]!.text).toMatch(/cannot be called from inside a task/)
   })
 
-  it('returns a validated object for output_schema, repairing a bad answer', async () => {
+  it('returns a validated object for output_schema via generate_object, repairing', async () => {
     const schema = {
       type: 'object',
       additionalProperties: false,
@@ -217,25 +217,35 @@ describe('task', () => {
     let structured = 0
     const model = scriptedModel([
       (request): ScriptedTurn => {
-        const last = request.messages.at(-1)!
-        if (last.role === 'user' && last.content.includes('JSON Schema')) return { text: 'three' }
-        if (last.role === 'user' && last.content.includes('does not match')) {
+        const choice = request.toolChoice
+        if (typeof choice === 'object') {
+          // generate_object in tool mode: a forced call of its schema's tool.
           structured++
-          return structured === 1
-            ? { text: '{"count": "3"}' }
-            : { text: '```json\n{"count": 3}\n```' }
+          return { calls: [{ name: choice.name, args: { count: structured === 1 ? '3' : 3 } }] }
         }
         return { text: 'I counted 3 files.' }
       },
     ])
     const session = await Agent.create({ model }).session(memoryWorkspace())
+    const events = session.events()
     const result = await session.task({ ...explore('count'), output_schema: schema })
     expect(result.exitCode).toBe(0)
     expect(outcomes(result.metadata)[0]!.object).toEqual({ count: 3 })
+    expect(structured).toBe(2)
+    const objectRequest = model.requests.find((r) => typeof r.toolChoice === 'object')!
+    expect(JSON.stringify(objectRequest.messages)).toContain('I counted 3 files.')
+    await session.close()
+    const starts = []
+    for await (const e of events) if (e.type === 'tool_start') starts.push(e)
+    expect(starts.map((e) => [e.toolName, e.origin])).toEqual([
+      ['task', 'host_direct'],
+      ['generate_object', 'nested'],
+    ])
     const never = scriptedModel([{ text: 'no json, ever' }])
     const s2 = await Agent.create({ model: never }).session(memoryWorkspace())
     const bad = await s2.task({ ...explore('count'), output_schema: schema })
-    expect(bad).toMatchObject({ exitCode: 1, errorKind: { type: 'invalid_argument' } })
+    expect(bad.exitCode).toBe(1)
+    expect(bad.errorKind).toBeDefined()
     expect(outcomes(bad.metadata)[0]!.object).toBeUndefined()
   })
 

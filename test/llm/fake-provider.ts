@@ -42,8 +42,10 @@ export interface FakeProvider {
   requests: FakeRequest[]
   /** Steps still to be served. */
   script: FakeStep[]
-  /** Replace the script. */
+  /** Replace the script (and drop every model's own script). */
   reset(script: FakeStep[]): void
+  /** A script of its own for requests naming `model` (they take no step of the shared one). */
+  program(model: string, steps: FakeStep[]): void
   close(): Promise<void>
 }
 
@@ -266,6 +268,7 @@ async function readBody(req: IncomingMessage): Promise<string> {
 export async function startFakeProvider(script: FakeStep[] = []): Promise<FakeProvider> {
   const requests: FakeRequest[] = []
   const state = { script: [...script], seq: 0 }
+  const byModel = new Map<string, FakeStep[]>()
   const sockets = new Set<import('node:net').Socket>()
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -287,9 +290,12 @@ export async function startFakeProvider(script: FakeStep[] = []): Promise<FakePr
       return
     }
     requests.push({ protocol, path, headers: req.headers, body })
-    const step = state.script.shift() ?? { status: 500, message: 'fake provider: script exhausted' }
-    const id = protocol === 'openai' ? `chatcmpl-${++state.seq}` : `msg_${++state.seq}`
     const model = typeof body.model === 'string' ? body.model : 'fake'
+    const step = (byModel.get(model) ?? state.script).shift() ?? {
+      status: 500,
+      message: 'fake provider: script exhausted',
+    }
+    const id = protocol === 'openai' ? `chatcmpl-${++state.seq}` : `msg_${++state.seq}`
     if ('status' in step) {
       res.writeHead(step.status, { 'content-type': 'application/json', ...step.headers })
       res.end(errorBody(protocol, step.status, step.message ?? `scripted ${step.status}`))
@@ -343,7 +349,11 @@ export async function startFakeProvider(script: FakeStep[] = []): Promise<FakePr
     },
     reset(next) {
       state.script = [...next]
+      byModel.clear()
       requests.length = 0
+    },
+    program(model, steps) {
+      byModel.set(model, [...steps])
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -8,6 +8,8 @@ export const TASK_AGENTS: readonly TaskAgent[] = ['explore', 'verification', 'ge
 
 /** Tools no sub-agent gets: sub-agents do not spawn sub-agents. */
 const NEVER = new Set(['task', 'parallel_task'])
+/** Tools only a `general` sub-agent gets besides what its scheduling says. */
+const GENERAL_ONLY = new Set(['generate_object'])
 
 const SYSTEM: Record<TaskAgent, string> = {
   explore:
@@ -30,6 +32,7 @@ const SYSTEM: Record<TaskAgent, string> = {
  */
 export function profileAllows(agent: TaskAgent, tool: ToolSpec<Record<string, unknown>>): boolean {
   if (NEVER.has(tool.name)) return false
+  if (GENERAL_ONLY.has(tool.name)) return agent === 'general'
   const readOnly = tool.scheduling.read_only && tool.scheduling.idempotent
   switch (agent) {
     case 'explore':

@@ -6,7 +6,8 @@ import type { ModelMessage, ModelUsage } from '../../llm/language-model.ts'
 import { toolFailure, toolSuccess, type ToolErrorKind, type ToolResult } from '../../tool-result.ts'
 import { profileAllows, profileSystem, TASK_AGENTS, type TaskAgent } from './profiles.ts'
 import type { TaskHost } from './task-host.ts'
-import { outputValidator, OUTPUT_SCHEMA_MAX_BYTES, structuredAnswer } from './task-output.ts'
+import { MAX_SCHEMA_BYTES as OUTPUT_SCHEMA_MAX_BYTES } from '../generate-object/object-schema.ts'
+import { checkOutputSchema, structuredAnswer } from './task-output.ts'
 
 /** Bounds of the `task` tool. */
 export const TASK_LIMITS = {
@@ -146,7 +147,7 @@ export function validateTaskArgs(input: unknown): string | undefined {
   for (const [i, t] of args.tasks.entries()) {
     if (t.output_schema === undefined) continue
     try {
-      outputValidator(t.output_schema)
+      checkOutputSchema(t.output_schema)
     } catch (error) {
       return `/tasks/${i}/output_schema: ${describeError(error)}`
     }
@@ -208,7 +209,7 @@ async function runItem(
     }
     let object: unknown
     if (item.output_schema !== undefined) {
-      const answer = await structuredAnswer(host.model, messages, item.output_schema, signal)
+      const answer = await structuredAnswer(context, item, run.text, item.output_schema, signal)
       object = answer.object
       usage.inputTokens += answer.usage.inputTokens
       usage.outputTokens += answer.usage.outputTokens
