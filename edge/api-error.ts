@@ -16,6 +16,7 @@ export type ApiErrorCode =
   | 'not_configured'
   | 'model_not_configured'
   | 'turn_in_progress'
+  | 'task_not_found'
   | 'internal_error'
 
 /** The body of every error response: `{ "error": { "code", "message" } }`. */

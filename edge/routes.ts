@@ -1,5 +1,5 @@
 import type { Context } from 'hono'
-import { IsoagentError } from '../adapters/index.ts'
+import { IsoagentError, type BackgroundTaskInfo } from '../adapters/index.ts'
 import { ApiError } from './api-error.ts'
 import { isPlainObject, onlyFields, readJsonObject } from './body.ts'
 import { eventStream } from './event-stream.ts'
@@ -52,6 +52,18 @@ function parseLastEventId(value: string | null | undefined): number | undefined 
     )
   return Number(value.trim())
 }
+
+function backgroundTask(c: Context, h: HostedSession): BackgroundTaskInfo {
+  const id = c.req.param('taskId') ?? ''
+  const task = h.session.backgroundTasks().find((t) => t.id === id)
+  if (task === undefined)
+    throw new ApiError(404, 'task_not_found', 'no such background task in this session')
+  return task
+}
+
+/** The task with its result as plain JSON (a ToolResult's `metadataJson` is a getter). */
+const withPlainResult = (t: BackgroundTaskInfo) =>
+  t.result ? { ...t, result: { ...t.result } } : t
 
 const LANDING = (version: string) => `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>isoagent</title><link rel="icon" href="data:,"></head>
@@ -292,6 +304,49 @@ export function apiRoutes(ctx: AppContext): RouteSpec[] {
             'x-accel-buffering': 'no',
           },
         })
+      }),
+    },
+    {
+      method: 'GET',
+      path: '/v1/sessions/:id/tasks',
+      operationId: 'listBackgroundTasks',
+      summary: 'Background tasks of the session (`task` with `background: true`)',
+      responses: {
+        '200': {
+          description: 'backgroundTasks(), settled ones with their result',
+          schema: { type: 'array', items: schemaRef('BackgroundTask') },
+        },
+        ...SESSION_ERRORS,
+      },
+      handler: withSession(ctx, (c, h) =>
+        c.json(h.session.backgroundTasks().map((t) => withPlainResult(t))),
+      ),
+    },
+    {
+      method: 'GET',
+      path: '/v1/sessions/:id/tasks/:taskId',
+      operationId: 'getBackgroundTask',
+      summary: 'One background task: its state and, once settled, its ToolResult',
+      responses: {
+        '200': json('BackgroundTask', 'the task'),
+        '401': SESSION_ERRORS['401'],
+        '404': failure('no such session, or no such task (`task_not_found`)'),
+      },
+      handler: withSession(ctx, (c, h) => c.json(withPlainResult(backgroundTask(c, h)))),
+    },
+    {
+      method: 'DELETE',
+      path: '/v1/sessions/:id/tasks/:taskId',
+      operationId: 'cancelBackgroundTask',
+      summary: 'Cancel a running background task',
+      responses: {
+        '204': noContent,
+        '401': SESSION_ERRORS['401'],
+        '404': failure('no such session, or no such task (`task_not_found`)'),
+      },
+      handler: withSession(ctx, (c, h) => {
+        h.session.cancelTask(backgroundTask(c, h).id)
+        return c.body(null, 204)
       }),
     },
     {

@@ -143,6 +143,19 @@ export const COMPONENT_SCHEMAS: Record<string, JsonSchema> = {
       timestamp: { type: 'number' },
     },
   },
+  BackgroundTask: {
+    type: 'object',
+    required: ['id', 'description', 'agent', 'status', 'startedAt'],
+    properties: {
+      id: { type: 'string' },
+      description: { type: 'string' },
+      agent: { type: 'string', enum: ['explore', 'verification', 'general'] },
+      status: { type: 'string', enum: ['running', 'completed', 'failed', 'cancelled'] },
+      startedAt: { type: 'number' },
+      endedAt: { type: 'number' },
+      result: ref('ToolResult'),
+    },
+  },
   AgentEvent: {
     type: 'object',
     required: ['type'],

@@ -151,6 +151,9 @@ export const DESIGN_ROUTES: [string, string][] = [
   ['get', '/v1/sessions/{id}/snapshot'],
   ['delete', '/v1/sessions/{id}'],
   ['post', '/v1/sessions/{id}/messages'],
+  ['get', '/v1/sessions/{id}/tasks'],
+  ['get', '/v1/sessions/{id}/tasks/{taskId}'],
+  ['delete', '/v1/sessions/{id}/tasks/{taskId}'],
 ]
 
 /** Register the whole HTTP suite for servers made by `start`. */
@@ -257,6 +260,37 @@ export function httpCases(
       })
       const frames = await new SseReader(next).collect((f) => f.event === 'finish')
       expect(parse(frames.at(-1)!)).toMatchObject({ text: 'quick' })
+    })
+
+    it('runs a background task the model starts, readable and cancellable over HTTP', async () => {
+      const args = JSON.stringify({
+        tasks: [{ agent: 'explore', description: 'bg', prompt: 'look', background: true }],
+      })
+      fake.reset([
+        { toolCalls: [{ name: 'task', arguments: args }] },
+        { text: 'report' },
+        { text: 'report' },
+      ])
+      const id = await api.session()
+      const res = await message(id, { prompt: 'start it' })
+      const frames = await new SseReader(res).collect((f) => f.event === 'finish')
+      const started = parse(frames.find((f) => f.event === 'tool_result')!)
+      const taskId = (started.metadata as { task_id: string }).task_id
+      expect(taskId).toMatch(/^task_/)
+      const done = await until(async () => {
+        const { body } = await api.json<{ status: string; result?: { output: string } }>(
+          `/v1/sessions/${id}/tasks/${taskId}`,
+        )
+        return body.status === 'running' ? undefined : body
+      })
+      expect(done).toMatchObject({ status: 'completed', agent: 'explore', description: 'bg' })
+      expect(done.result!.output).toContain('report')
+      const list = await api.json<{ id: string }[]>(`/v1/sessions/${id}/tasks`)
+      expect(list.body.map((t) => t.id)).toEqual([taskId])
+      const gone = await api.json(`/v1/sessions/${id}/tasks/task_nope`)
+      expectError(gone.status, gone.body, 404, 'task_not_found')
+      const cancel = await api.fetch(`/v1/sessions/${id}/tasks/${taskId}`, { method: 'DELETE' })
+      expect(cancel.status).toBe(204)
     })
 
     it('refuses bad message bodies with typed 4xx errors', async () => {
