@@ -163,8 +163,8 @@ export function httpCases(
   facts: CaseFacts,
 ): void {
   describe(`HTTP API (${label})`, () => {
-    // With a model the sessions also offer task (its alias parallel_task is never listed).
-    const withModel = [...facts.tools, 'task']
+    // With a model the sessions also offer generate_object and task (never parallel_task).
+    const withModel = [...facts.tools, 'generate_object', 'task']
     let server: CaseServer
     let api: Api
     let fake: FakeProvider
