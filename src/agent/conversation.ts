@@ -4,6 +4,7 @@ import type { LanguageModel, ModelMessage, ModelTool } from '../llm/language-mod
 import type { AgentEvent, AgentRunResult } from './agent-events.ts'
 import { checkMaxSteps, runAgentLoop } from './agent-loop.ts'
 import { EventChannel } from './event-channel.ts'
+import { StreamRedactor } from './stream-redactor.ts'
 
 /** Options of `session.send()` and `session.stream()`. */
 export interface TurnOptions {
@@ -11,6 +12,28 @@ export interface TurnOptions {
   signal?: AbortSignal
   /** Most model requests of this turn (default 20, at most 1000). */
   maxSteps?: number
+}
+
+/**
+ * `emit` behind redaction of what the model wrote (tool results are sanitised by the kernel):
+ * text deltas through a {@link StreamRedactor}, flushed before any other event, so a secret split
+ * over deltas never shows.
+ */
+function redactingEmit(kernel: Kernel, emit: (event: AgentEvent) => void) {
+  const secrets = (kernel.options.redactSecrets ?? []).filter((s) => s.length > 0)
+  const redactor = new StreamRedactor((t) => kernel.sanitize(t), secrets)
+  let step = 0
+  return (event: AgentEvent) => {
+    if (event.type === 'text_delta') {
+      step = event.step
+      const delta = redactor.push(event.delta)
+      if (delta !== '') emit({ ...event, delta })
+      return
+    }
+    const rest = redactor.flush()
+    if (rest !== '') emit({ type: 'text_delta', step, delta: rest })
+    emit(event.type === 'tool_call' || event.type === 'finish' ? kernel.sanitize(event) : event)
+  }
 }
 
 /** Most characters of one prompt. */
@@ -116,8 +139,8 @@ export class Conversation {
       ...(this.system !== undefined ? { system: this.system } : {}),
       maxSteps,
       signal: controller.signal,
-      emit,
-    })
+      emit: redactingEmit(kernel, emit),
+    }).then((result) => ({ ...result, text: kernel.sanitize(result.text) }))
     const entry = { controller, done }
     this.running = entry
     const settle = () => {

@@ -151,6 +151,11 @@ export class Kernel {
     return [...this.tools.values()].filter((t) => t.hidden !== true)
   }
 
+  /** `value` (a deep copy) with the session's secrets and credential patterns redacted. */
+  sanitize<T>(value: T): T {
+    return this.sanitizer.value(value)
+  }
+
   /** A tool by name, hidden ones included. */
   tool(name: string): ToolSpec<Record<string, unknown>> | undefined {
     return this.tools.get(name)
@@ -606,7 +611,7 @@ export class Kernel {
     const sanitized =
       raw.exitCode === 0
         ? toolSuccess(raw.name, output, metadata)
-        : toolFailure(raw.name, output, raw.errorKind!, metadata)
+        : toolFailure(raw.name, output, this.sanitizer.value(raw.errorKind!), metadata)
     const post = this.options.hooks?.postToolUse
     if (runHooks && post !== undefined) {
       try {

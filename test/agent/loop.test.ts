@@ -257,3 +257,40 @@ describe('agent loop', () => {
     expect(() => Agent.create({ model: {} as never })).toThrow(/LanguageModel/)
   })
 })
+
+describe('agent loop and redaction', () => {
+  it('redacts the session secrets from what the model wrote, in events and the result', async () => {
+    const model = scriptedModel([
+      {
+        text: 'the key is hunter2-secret',
+        calls: [{ name: 'ls', args: { path: 'hunter2-secret' } }],
+      },
+      { text: 'done with hunter2-secret' },
+    ])
+    const session = await Agent.create({ model }).session(memoryWorkspace(), {
+      redactSecrets: ['hunter2-secret'],
+    })
+    const events = await collect(session.stream('go'))
+    expect(JSON.stringify(events)).not.toContain('hunter2-secret')
+    expect(events.at(-1)).toMatchObject({ type: 'finish', text: 'done with [REDACTED]' })
+    const result = await session.send('again')
+    expect(result.text).toBe('done with [REDACTED]')
+  })
+})
+
+describe('StreamRedactor', () => {
+  it('catches a secret split over any two deltas and holds nothing else back', async () => {
+    const { StreamRedactor } = await import('../../src/agent/stream-redactor.ts')
+    const text = 'before s3cr3t-value middle s3cr3t-value after s3cr'
+    for (let cut = 0; cut <= text.length; cut++) {
+      const r = new StreamRedactor(
+        (t) => t.replaceAll('s3cr3t-value', '[REDACTED]'),
+        ['s3cr3t-value'],
+      )
+      const shown = r.push(text.slice(0, cut)) + r.push(text.slice(cut)) + r.flush()
+      expect(shown).toBe('before [REDACTED] middle [REDACTED] after s3cr')
+    }
+    const plain = new StreamRedactor((t) => t, ['zzz'])
+    expect(plain.push('hello ')).toBe('hello ')
+  })
+})
