@@ -308,7 +308,7 @@ export type AISDKTool = Tool<unknown, string> & {
 }
 
 /** What {@link toAISDKTools} needs of a session. */
-export interface ToolSource {
+export interface AISDKToolSource {
   toolDefinitions(): ToolDefinitionLike[]
   governedTool(name: string, args: unknown, options?: { signal?: AbortSignal }): Promise<ToolResult>
 }
@@ -330,7 +330,7 @@ function aiJsonSchema(schema: JsonSchema): Schema<unknown> {
  * through the session's kernel with full model-side policy; a failed result is thrown as an
  * `IsoagentError` (its output as message), which the AI SDK hands the model as a tool error.
  */
-export function toAISDKTools(session: ToolSource): Record<string, AISDKTool> {
+export function toAISDKTools(session: AISDKToolSource): Record<string, AISDKTool> {
   const tools: Record<string, AISDKTool> = {}
   for (const def of session.toolDefinitions()) {
     tools[def.name] = {

@@ -122,7 +122,12 @@ export function openAIRequestBody(model: string, request: ModelRequest, stream: 
 function chunkError(scope: RequestScope, error: unknown): IsoagentError {
   const e = (error ?? {}) as { message?: unknown; code?: unknown; type?: unknown }
   const message = typeof e.message === 'string' ? e.message : 'the provider reported an error'
-  const status = e.code === 'rate_limit_exceeded' || e.type === 'rate_limit_exceeded' ? 429 : 500
+  const status =
+    e.code === 'rate_limit_exceeded' || e.type === 'rate_limit_exceeded'
+      ? 429
+      : e.type === 'invalid_request_error'
+        ? 400
+        : 500
   return statusError(scope.op, status, message, null)
 }
 

@@ -145,6 +145,41 @@ describe('fromAISDK', () => {
     expect(call.prompt[2]).toMatchObject({ content: [{ type: 'tool-call', input: { x: 2 } }] })
   })
 
+  it('serves generate_object in tool and strict mode, repairs included', async () => {
+    const ada = { name: 'Ada', age: 36 }
+    const schema = {
+      type: 'object',
+      additionalProperties: false,
+      required: ['name', 'age'],
+      properties: { name: { type: 'string' }, age: { type: 'integer', minimum: 0 } },
+    }
+    fake.reset([
+      { toolCalls: [{ name: 'person', arguments: '{"name":"Ada","age":-3}' }] },
+      { toolCalls: [{ name: 'person', arguments: JSON.stringify(ada) }] },
+      { text: JSON.stringify(ada) },
+    ])
+    const model = fromAISDK(fakeV3Model(fake.baseURL))
+    const session = await Agent.create({ model }).session(memoryWorkspace())
+    const byTool = await session.tool('generate_object', {
+      schema,
+      prompt: 'Ada',
+      schema_name: 'person',
+      mode: 'tool',
+    })
+    expect(byTool.metadata).toMatchObject({ object: ada, mode_used: 'tool', repair_rounds: 1 })
+    expect(fake.requests[1]!.body.tool_choice).toEqual({
+      type: 'function',
+      function: { name: 'person' },
+    })
+    expect(JSON.stringify(fake.requests[1]!.body.messages)).toContain('/age')
+    const strict = await session.tool('generate_object', { schema, prompt: 'Ada' })
+    expect(strict.metadata).toMatchObject({ object: ada, mode_used: 'strict', repair_rounds: 0 })
+    expect(fake.requests[2]!.body.response_format).toMatchObject({
+      type: 'json_schema',
+      json_schema: { schema },
+    })
+  })
+
   it("types the AI SDK's APICallErrors: 429 with Retry-After, 4xx, 5xx", async () => {
     const throwing = (error: unknown): LanguageModelV3 => ({
       specificationVersion: 'v3',

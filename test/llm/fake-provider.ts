@@ -22,6 +22,10 @@ export type FakeStep =
       delayMs?: number
       /** End the connection after this many stream events (a stream cut mid-way). */
       cutAfterEvents?: number
+      /** Send the provider's in-stream error event after this many stream events, then end. */
+      errorAfterEvents?: number
+      /** Its kind: `overloaded` (default), `rate_limit` or `invalid_request`. */
+      errorKind?: 'overloaded' | 'rate_limit' | 'invalid_request'
       finishReason?: string
       usage?: { input: number; output: number }
     }
@@ -258,6 +262,23 @@ function errorBody(protocol: FakeRequest['protocol'], status: number, message: s
   return JSON.stringify({ type: 'error', error: { type, message } })
 }
 
+function streamError(
+  protocol: FakeRequest['protocol'],
+  kind: 'overloaded' | 'rate_limit' | 'invalid_request',
+): string {
+  if (protocol === 'anthropic') {
+    const type = `${kind}_error`
+    return sse('error', { type: 'error', error: { type, message: `scripted ${type}` } })
+  }
+  const error =
+    kind === 'rate_limit'
+      ? { message: 'scripted rate limit', type: 'requests', code: 'rate_limit_exceeded' }
+      : kind === 'invalid_request'
+        ? { message: 'scripted invalid request', type: 'invalid_request_error', code: null }
+        : { message: 'scripted overload', type: 'server_error', code: null }
+  return `data: ${JSON.stringify({ error })}\n\n`
+}
+
 async function readBody(req: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = []
   for await (const c of req) chunks.push(c as Buffer)
@@ -320,6 +341,10 @@ export async function startFakeProvider(script: FakeStep[] = []): Promise<FakePr
     for (let i = 0; i < events.length; i++) {
       if (step.cutAfterEvents !== undefined && i >= step.cutAfterEvents) {
         req.socket.destroy()
+        return
+      }
+      if (step.errorAfterEvents !== undefined && i >= step.errorAfterEvents) {
+        res.end(streamError(protocol, step.errorKind ?? 'overloaded'))
         return
       }
       if (step.delayMs) await sleep(step.delayMs)

@@ -219,6 +219,13 @@ export const OBJECT_CASES: ObjectCase[] = [
     expect: { exitCode: 1, errorType: 'invalid_argument', requests: 0 },
   },
   {
+    id: 'openai-self-ref',
+    protocol: 'openai',
+    args: { schema: { anyOf: [{ $ref: '#' }] }, prompt: 'p' },
+    script: [],
+    expect: { exitCode: 1, errorType: 'invalid_argument', requests: 0 },
+  },
+  {
     id: 'openai-bad-name',
     protocol: 'openai',
     args: { ...base, schema_name: 'has space' },

@@ -4,6 +4,7 @@ import {
   IsoagentError,
   anthropic,
   openAICompatible,
+  parseRetryAfter,
   toAnthropicTools,
   toOpenAITools,
   type LanguageModel,
@@ -283,6 +284,27 @@ describe.each<Protocol>(['openai', 'anthropic'])('%s provider', (protocol) => {
     expect(parts.some((p) => p.type === 'finish')).toBe(false)
   })
 
+  it('types an in-stream error event by its kind, after the deltas before it', async () => {
+    const kinds = [
+      ['overloaded', 'transport'],
+      ['rate_limit', 'rate_limited'],
+      ['invalid_request', 'invalid_argument'],
+    ] as const
+    for (const [errorKind, code] of kinds) {
+      fake.reset([{ text: 'partial answer here', errorAfterEvents: 5, errorKind }])
+      const parts: ModelStreamPart[] = []
+      const error = await failure(
+        (async () => {
+          for await (const p of model(protocol).stream(hello)) parts.push(p)
+        })(),
+      )
+      expect(error.code).toBe(code)
+      expect(error.message).toContain('scripted')
+      expect(parts.some((p) => p.type === 'text_delta')).toBe(true)
+      expect(fake.requests).toHaveLength(1)
+    }
+  })
+
   it('fails slow tokens past the deadline with timeout, and an abort with cancelled', async () => {
     fake.reset([{ text: 'slow slow slow slow', delayMs: 150 }])
     const error = await failure(collect(model(protocol, { timeoutMs: 300 }), hello))
@@ -314,6 +336,20 @@ describe.each<Protocol>(['openai', 'anthropic'])('%s provider', (protocol) => {
     expect(() => make({ baseURL: 'ftp://h/v1', model: 'x' })).toThrow(/baseURL/)
     expect(() => make({ baseURL: fake.baseURL, model: '' })).toThrow(/model/)
     expect(() => make({ baseURL: fake.baseURL, model: 'x', maxRetries: -1 })).toThrow(/maxRetries/)
+  })
+})
+
+describe('parseRetryAfter', () => {
+  it('reads retry-after-ms, Retry-After seconds and HTTP dates; null when absent or bad', () => {
+    const now = Date.parse('2026-12-01T00:00:00Z')
+    const h = (init: Record<string, string>) => new Headers(init)
+    expect(parseRetryAfter(h({ 'retry-after-ms': '1500.2' }), now)).toBe(1501)
+    expect(parseRetryAfter(h({ 'retry-after-ms': '20', 'retry-after': '9' }), now)).toBe(20)
+    expect(parseRetryAfter(h({ 'retry-after': '3' }), now)).toBe(3000)
+    expect(parseRetryAfter(h({ 'retry-after': 'Tue, 01 Dec 2026 00:00:05 GMT' }), now)).toBe(5000)
+    expect(parseRetryAfter(h({ 'retry-after': 'Mon, 30 Nov 2026 00:00:00 GMT' }), now)).toBe(0)
+    expect(parseRetryAfter(h({ 'retry-after': 'soon' }), now)).toBeNull()
+    expect(parseRetryAfter(h({}), now)).toBeNull()
   })
 })
 

@@ -46,8 +46,26 @@ function requestOf(options: LanguageModelV3CallOptions): ModelRequest {
             isError: p.output.type.startsWith('error'),
           })
   }
+  const choice = options.toolChoice
+  const format = options.responseFormat
   return {
     messages,
+    ...(choice === undefined
+      ? {}
+      : { toolChoice: choice.type === 'tool' ? { name: choice.toolName } : choice.type }),
+    ...(format?.type === 'json'
+      ? {
+          responseFormat:
+            format.schema === undefined
+              ? { type: 'json_object' as const }
+              : {
+                  type: 'json_schema' as const,
+                  name: format.name ?? 'response',
+                  schema: format.schema as Record<string, unknown>,
+                  strict: true,
+                },
+        }
+      : {}),
     tools: (options.tools ?? []).flatMap((t) =>
       t.type === 'function'
         ? [

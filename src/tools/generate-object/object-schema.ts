@@ -123,7 +123,14 @@ export function checkObjectSchema(schema: unknown): ObjectSchema {
     objectRooted: wrapped ? wrap(copy) : copy,
     wrapped,
     problems(value) {
-      const result = validator.validate(value)
+      let result: ReturnType<Validator['validate']>
+      try {
+        result = validator.validate(value)
+      } catch (error) {
+        return [
+          `(root): the value could not be validated (${error instanceof Error ? error.message : String(error)})`,
+        ]
+      }
       if (result.valid) return []
       const lines = result.errors
         .filter(
