@@ -79,6 +79,14 @@ describe('task', () => {
     expect(session.activeTools()).toEqual([])
   })
 
+  it('gives verification sub-agents the read-only tools and git, general ones all but task', async () => {
+    const { model } = fanOutModel()
+    const session = await Agent.create({ model }).session(memoryWorkspace(files))
+    await session.tasks([{ ...explore('t0'), agent: 'verification' }])
+    const child = model.requests.find((r) => taskOf(r) === 't0')!
+    expect(child.tools!.map((t) => t.name)).toEqual(['read', 'ls', 'search', 'git'])
+  })
+
   it('runs general tasks one after another', async () => {
     const { model, peak } = fanOutModel(10)
     const session = await Agent.create({ model }).session(memoryWorkspace(files))
