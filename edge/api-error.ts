@@ -15,6 +15,9 @@ export type ApiErrorCode =
   | 'workspace_unavailable'
   | 'not_configured'
   | 'shutting_down'
+  | 'model_not_configured'
+  | 'turn_in_progress'
+  | 'task_not_found'
   | 'internal_error'
 
 /** The body of every error response: `{ "error": { "code", "message" } }`. */

@@ -1,8 +1,9 @@
 import type { Context } from 'hono'
-import { IsoagentError } from '../adapters/index.ts'
+import { IsoagentError, type BackgroundTaskInfo } from '../adapters/index.ts'
 import { ApiError } from './api-error.ts'
 import { isPlainObject, onlyFields, readJsonObject } from './body.ts'
 import { eventStream } from './event-stream.ts'
+import { messageStream } from './message-stream.ts'
 import type { HostedSession } from './hosted-session.ts'
 import { buildOpenApi } from './openapi.ts'
 import type { AppContext, RouteResponse, RouteSpec } from './route-spec.ts'
@@ -51,6 +52,18 @@ function parseLastEventId(value: string | null | undefined): number | undefined 
     )
   return Number(value.trim())
 }
+
+function backgroundTask(c: Context, h: HostedSession): BackgroundTaskInfo {
+  const id = c.req.param('taskId') ?? ''
+  const task = h.session.backgroundTasks().find((t) => t.id === id)
+  if (task === undefined)
+    throw new ApiError(404, 'task_not_found', 'no such background task in this session')
+  return task
+}
+
+/** The task with its result as plain JSON (a ToolResult's `metadataJson` is a getter). */
+const withPlainResult = (t: BackgroundTaskInfo) =>
+  t.result ? { ...t, result: { ...t.result } } : t
 
 const LANDING = (version: string) => `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>isoagent</title><link rel="icon" href="data:,"></head>
@@ -222,6 +235,118 @@ export function apiRoutes(ctx: AppContext): RouteSpec[] {
         // HEAD gets the headers only: a stream nobody reads would hold the session open.
         if (c.req.raw.method === 'HEAD') return new Response(null, { headers })
         return new Response(eventStream(h, lastId, c.req.raw.signal), { headers })
+      }),
+    },
+    {
+      method: 'POST',
+      path: '/v1/sessions/:id/messages',
+      operationId: 'sendMessage',
+      summary: 'Run one turn of the agent loop on the prompt, streaming its events',
+      description:
+        "The prompt joins the session's conversation; the model's tool calls are governed calls (permissions, confirmation, hooks, budget). The answer is server-sent events: `event: <type>`, `id: <n>`, `data: <AgentEvent JSON>`, ending with `finish` (or `error` with `{ code, message }` when the model fails). Closing the connection cancels the turn. One turn runs at a time per session.",
+      requestBody: {
+        required: true,
+        schema: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['prompt'],
+          properties: {
+            prompt: { type: 'string', minLength: 1 },
+            max_steps: { type: 'integer', minimum: 1, maximum: 1000 },
+          },
+        },
+      },
+      responses: {
+        '200': {
+          description: 'the turn as an event stream',
+          contentType: 'text/event-stream',
+          schema: schemaRef('AgentEvent'),
+        },
+        ...BODY_ERRORS,
+        '400': failure(
+          'malformed JSON, a missing or empty prompt, a bad max_steps, or a session without a model (`model_not_configured`)',
+        ),
+        ...SESSION_ERRORS,
+        '409': failure('another turn is running in this session (`turn_in_progress`)'),
+      },
+      handler: withSession(ctx, async (c, h) => {
+        const body = await readJsonObject(c)
+        onlyFields(body, ['prompt', 'max_steps'])
+        if (typeof body.prompt !== 'string' || body.prompt.trim() === '')
+          throw new ApiError(400, 'invalid_argument', '"prompt" must be a non-empty string')
+        const maxSteps = body.max_steps
+        if (maxSteps !== undefined && typeof maxSteps !== 'number')
+          throw new ApiError(400, 'invalid_argument', '"max_steps" must be an integer')
+        if (!h.session.hasModel)
+          throw new ApiError(
+            400,
+            'model_not_configured',
+            'this server has no model: its sessions cannot run the agent loop',
+          )
+        if (h.session.turnRunning)
+          throw new ApiError(409, 'turn_in_progress', 'another turn is running in this session')
+        let events
+        try {
+          events = h.session.stream(body.prompt, {
+            ...(maxSteps !== undefined ? { maxSteps } : {}),
+          })
+        } catch (error) {
+          if (error instanceof IsoagentError && error.code === 'invalid_argument')
+            throw new ApiError(400, 'invalid_argument', error.message)
+          if (error instanceof IsoagentError && error.code === 'cancelled')
+            throw new ApiError(409, 'session_closed', error.message)
+          throw error
+        }
+        return new Response(messageStream(h, events, c.req.raw.signal), {
+          headers: {
+            'content-type': 'text/event-stream; charset=utf-8',
+            'cache-control': 'no-cache, no-transform',
+            'x-accel-buffering': 'no',
+          },
+        })
+      }),
+    },
+    {
+      method: 'GET',
+      path: '/v1/sessions/:id/tasks',
+      operationId: 'listBackgroundTasks',
+      summary: 'Background tasks of the session (`task` with `background: true`)',
+      responses: {
+        '200': {
+          description: 'backgroundTasks(), settled ones with their result',
+          schema: { type: 'array', items: schemaRef('BackgroundTask') },
+        },
+        ...SESSION_ERRORS,
+      },
+      handler: withSession(ctx, (c, h) =>
+        c.json(h.session.backgroundTasks().map((t) => withPlainResult(t))),
+      ),
+    },
+    {
+      method: 'GET',
+      path: '/v1/sessions/:id/tasks/:taskId',
+      operationId: 'getBackgroundTask',
+      summary: 'One background task: its state and, once settled, its ToolResult',
+      responses: {
+        '200': json('BackgroundTask', 'the task'),
+        '401': SESSION_ERRORS['401'],
+        '404': failure('no such session, or no such task (`task_not_found`)'),
+      },
+      handler: withSession(ctx, (c, h) => c.json(withPlainResult(backgroundTask(c, h)))),
+    },
+    {
+      method: 'DELETE',
+      path: '/v1/sessions/:id/tasks/:taskId',
+      operationId: 'cancelBackgroundTask',
+      summary: 'Cancel a running background task',
+      responses: {
+        '204': noContent,
+        '401': SESSION_ERRORS['401'],
+        '404': failure('no such session, or no such task (`task_not_found`)'),
+      },
+      handler: withSession(ctx, (c, h) => {
+        h.session.cancelTask(backgroundTask(c, h).id)
+        return c.body(null, 204)
       }),
     },
     {

@@ -31,6 +31,17 @@ const EVENT_TYPES = [
   'events_dropped',
 ]
 
+const AGENT_EVENT_TYPES = [
+  'step_start',
+  'text_delta',
+  'tool_call',
+  'tool_output_delta',
+  'tool_result',
+  'step_end',
+  'finish',
+  'error',
+]
+
 const ORIGIN: JsonSchema = {
   type: 'string',
   enum: ['agent', 'nested', 'host_direct', 'host_direct_nested'],
@@ -133,6 +144,45 @@ export const COMPONENT_SCHEMAS: Record<string, JsonSchema> = {
       timestamp: { type: 'number' },
     },
   },
+  BackgroundTask: {
+    type: 'object',
+    required: ['id', 'description', 'agent', 'status', 'startedAt'],
+    properties: {
+      id: { type: 'string' },
+      description: { type: 'string' },
+      agent: { type: 'string', enum: ['explore', 'verification', 'general'] },
+      status: { type: 'string', enum: ['running', 'completed', 'failed', 'cancelled'] },
+      startedAt: { type: 'number' },
+      endedAt: { type: 'number' },
+      result: ref('ToolResult'),
+    },
+  },
+  AgentEvent: {
+    type: 'object',
+    required: ['type'],
+    description:
+      'One event of an agent turn (`AgentEvent`); the stream ends with `finish`, or with `error` `{ type, error: { code, message } }`.',
+    properties: {
+      type: { type: 'string', enum: AGENT_EVENT_TYPES },
+      step: { type: 'integer' },
+      delta: { type: 'string' },
+      toolCallId: { type: 'string' },
+      toolName: { type: 'string' },
+      args: {},
+      exitCode: { type: 'integer', enum: [0, 1] },
+      output: { type: 'string' },
+      text: { type: 'string' },
+      finishReason: { type: 'string' },
+      usage: {
+        type: 'object',
+        properties: { inputTokens: { type: 'integer' }, outputTokens: { type: 'integer' } },
+      },
+      error: {
+        type: 'object',
+        properties: { code: { type: 'string' }, message: { type: 'string' } },
+      },
+    },
+  },
   SessionSnapshot: {
     type: 'object',
     required: ['schema', 'workspace', 'tool_result_transform_policy', 'tools'],
@@ -145,6 +195,10 @@ export const COMPONENT_SCHEMAS: Record<string, JsonSchema> = {
       budget: { type: 'object' },
       tool_timeout_ms: {},
       tools: { type: 'array', items: { type: 'string' } },
+      conversation: {
+        type: 'object',
+        properties: { messages: { type: 'array', items: { type: 'object' } } },
+      },
     },
   },
 }

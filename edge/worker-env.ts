@@ -1,7 +1,11 @@
 // The Worker's bindings and what it reads from them: token, limits, rules and the workspace.
 import {
+  Agent,
   IsoagentError,
+  anthropic,
   memoryWorkspace,
+  openAICompatible,
+  type LanguageModel,
   type PermissionRules,
   type WorkspaceServices,
 } from '../adapters/index.ts'
@@ -66,6 +70,14 @@ export interface WorkerEnv {
   S3_REGION?: string
   S3_ACCESS_KEY_ID?: string
   S3_SECRET_ACCESS_KEY?: string
+  /** The model of the agent loop (`POST /v1/sessions/:id/messages`, `task`): `openai` or `anthropic`. */
+  MODEL_PROVIDER?: string
+  /** The provider's base URL, e.g. `https://api.openai.com/v1` (required with MODEL_PROVIDER). */
+  MODEL_BASE_URL?: string
+  /** The provider's API key (a secret). */
+  MODEL_API_KEY?: string
+  /** The model id (required with MODEL_PROVIDER). */
+  MODEL_NAME?: string
 }
 
 /** What the Worker serves with, read from its bindings. */
@@ -139,6 +151,38 @@ export function workerSettings(env: WorkerEnv): WorkerSettings {
     ...(permissions ? { permissions } : {}),
     workspaceKind: env.BUCKET !== undefined ? 'r2' : env.S3_BUCKET ? 's3' : 'memory',
   }
+}
+
+/**
+ * The model named by `MODEL_PROVIDER` (`openai`: any OpenAI-compatible chat completions endpoint;
+ * `anthropic`), `MODEL_BASE_URL`, `MODEL_API_KEY` and `MODEL_NAME`; none when MODEL_PROVIDER is
+ * unset. Throws {@link ConfigError} for incomplete or bad settings.
+ */
+export function modelFromEnv(env: WorkerEnv): LanguageModel | undefined {
+  const provider = env.MODEL_PROVIDER ?? ''
+  if (provider === '') return undefined
+  if (provider !== 'openai' && provider !== 'anthropic')
+    throw new ConfigError('MODEL_PROVIDER must be "openai" or "anthropic"')
+  if (!env.MODEL_BASE_URL || !env.MODEL_NAME)
+    throw new ConfigError('MODEL_PROVIDER is set but MODEL_BASE_URL or MODEL_NAME is not')
+  const options = {
+    baseURL: env.MODEL_BASE_URL,
+    model: env.MODEL_NAME,
+    ...(env.MODEL_API_KEY ? { apiKey: env.MODEL_API_KEY } : {}),
+  }
+  try {
+    return provider === 'openai' ? openAICompatible(options) : anthropic(options)
+  } catch (error) {
+    throw new ConfigError(
+      `the MODEL_* settings are invalid: ${error instanceof Error ? error.message : String(error)}`,
+    )
+  }
+}
+
+/** The agent of the Worker's sessions: with the model of {@link modelFromEnv}, if any. */
+export function agentFromEnv(env: WorkerEnv): Agent {
+  const model = modelFromEnv(env)
+  return Agent.create(model ? { model } : {})
 }
 
 /**

@@ -8,6 +8,7 @@ import { createApp, DEFAULT_MAX_BODY_BYTES, type AppOptions, type IsoagentApp } 
 import { presentedToken, tokenChecker } from './auth.ts'
 import { objectSessionStore, type ObjectSessionStore } from './object-session-store.ts'
 import {
+  agentFromEnv,
   ConfigError,
   workerSettings,
   workspaceFromEnv,
@@ -19,7 +20,13 @@ import { IsoagentRegistry, leaseMs, registryClient } from './worker-registry.ts'
 
 export { IsoagentRegistry }
 export type { WorkerEnv, WorkerSettings } from './worker-env.ts'
-export { workerSettings, workspaceFromEnv, ConfigError } from './worker-env.ts'
+export {
+  workerSettings,
+  workspaceFromEnv,
+  modelFromEnv,
+  agentFromEnv,
+  ConfigError,
+} from './worker-env.ts'
 
 /** Set by the front Worker on the request that creates a session: the session's id. */
 const NEW_SESSION_HEADER = 'x-isoagent-new-session'
@@ -146,6 +153,7 @@ export function createWorker(options: WorkerOptions = {}): IsoagentWorker {
             workspace: () => workspaceFromEnv(env),
             token: settings.token,
             session: sessionOptions(settings),
+            agent: agentFromEnv(env),
             ...(options.routes ? { routes: options.routes } : {}),
           }),
           authorized: (request, url) => check(presentedToken(request, url)),
@@ -413,6 +421,7 @@ export class IsoagentSession {
       workspace: () => workspaceFromEnv(this.env),
       token: settings.token,
       session: sessionOptions(settings),
+      agent: agentFromEnv(this.env),
       store: this.store,
       sessionIdleMs: settings.sessionIdleMs,
       // The object of an MCP session holds that one; its id is the one the object is named by.

@@ -9,6 +9,23 @@ export type {
   ProgramOptions,
   ToolDefinition,
 } from './session/session.ts'
+export type { SessionAgentParts, TaskRequest, TasksOptions } from './session/session.ts'
+export type {
+  AgentEvent,
+  AgentFinishReason,
+  AgentRunResult,
+  AgentStep,
+  AgentToolCall,
+  AgentToolResult,
+} from './agent/agent-events.ts'
+export { DEFAULT_MAX_STEPS, MAX_STEPS_LIMIT } from './agent/agent-loop.ts'
+export { MAX_PROMPT_CHARS } from './agent/conversation.ts'
+export type { TurnOptions } from './agent/conversation.ts'
+export type { BackgroundTaskInfo, BackgroundTaskStatus } from './agent/background-tasks.ts'
+export { TASK_LIMITS } from './tools/task/task.ts'
+export type { TaskArgs, TaskItem, TaskItemOutcome } from './tools/task/task.ts'
+export { TASK_AGENTS } from './tools/task/profiles.ts'
+export type { TaskAgent } from './tools/task/profiles.ts'
 export { VERIFY_OUTPUT_TAIL_BYTES } from './session/verify.ts'
 export type { VerifyCommand, VerifyReport, VerifyResult } from './session/verify.ts'
 export type { CustomTool, ToolRuntime } from './session/custom-tool.ts'

@@ -37,6 +37,8 @@ export const TOOL_TIMEOUT_DEFAULTS: Readonly<Record<string, number>> = {
   patch: 60_000,
   ls: 30_000,
   batch: 600_000,
+  task: 1_800_000,
+  parallel_task: 1_800_000,
 }
 /** Deadline of a tool without its own default. */
 export const DEFAULT_TOOL_TIMEOUT_MS = 120_000
@@ -75,6 +77,8 @@ export interface InvokeRequest {
   stopSignal?: AbortSignal
   /** The running call this one is nested in. */
   parent?: CallFrame
+  /** Receives the call's streamed output (`tool_output_delta`), with or without subscribers. */
+  onOutput?: (delta: string) => void
 }
 
 /** What the kernel knows of a running call, handed to nested calls. */
@@ -90,6 +94,8 @@ const MODEL_SIDE: ReadonlySet<Origin> = new Set(['agent', 'nested'])
 const HOST_TRUSTED_PARENTS: ReadonlySet<string> = new Set(['batch', 'program'])
 /** Tools that may not appear below themselves. */
 const NON_REENTRANT: ReadonlySet<string> = new Set(['batch', 'program'])
+/** Tools that run sub-agents: none of them may appear below any of them. */
+const AGENT_RUNNERS: ReadonlySet<string> = new Set(['task', 'parallel_task'])
 /** Tools that only run other tools: each of their children is judged on its own. */
 const CONTAINERS: ReadonlySet<string> = new Set(['batch', 'program'])
 
@@ -140,8 +146,19 @@ export class Kernel {
     validateTimeouts(options.toolTimeoutMs)
   }
 
+  /** The tools offered to callers (hidden aliases are callable but not listed). */
   list(): ToolSpec<Record<string, unknown>>[] {
-    return [...this.tools.values()]
+    return [...this.tools.values()].filter((t) => t.hidden !== true)
+  }
+
+  /** `value` (a deep copy) with the session's secrets and credential patterns redacted. */
+  sanitize<T>(value: T): T {
+    return this.sanitizer.value(value)
+  }
+
+  /** A tool by name, hidden ones included. */
+  tool(name: string): ToolSpec<Record<string, unknown>> | undefined {
+    return this.tools.get(name)
   }
 
   activeTools(): ActiveTool[] {
@@ -260,7 +277,9 @@ export class Kernel {
         return await cancelled(this.closed ? 'because the session is closed' : 'before it started')
       const tool = this.tools.get(name)
       if (tool === undefined) {
-        const message = `unknown tool "${name}"; this session offers: ${[...this.tools.keys()].join(', ')}`
+        const message = `unknown tool "${name}"; this session offers: ${this.list()
+          .map((t) => t.name)
+          .join(', ')}`
         return await reject(message, { type: 'unsupported', message })
       }
       if (
@@ -269,6 +288,14 @@ export class Kernel {
         (parent.name === name || parent.ancestors.includes(name))
       ) {
         const message = `${name} cannot be nested inside ${name}`
+        return await reject(message, { type: 'invalid_argument', message })
+      }
+      if (
+        AGENT_RUNNERS.has(name) &&
+        parent !== undefined &&
+        [parent.name, ...parent.ancestors].some((n) => AGENT_RUNNERS.has(n))
+      ) {
+        const message = `${name} cannot be called from inside a task: sub-agents do not spawn sub-agents`
         return await reject(message, { type: 'invalid_argument', message })
       }
       const invalid = tool.validate
@@ -451,14 +478,17 @@ export class Kernel {
             origin: childOrigin(origin, name),
             signal: controller.signal,
             ...(options?.signal !== undefined ? { stopSignal: options.signal } : {}),
+            ...(options?.onOutput !== undefined ? { onOutput: options.onOutput } : {}),
             parent: frame,
           }),
         scheduling: (toolName) => this.tools.get(toolName)?.scheduling,
         carryover: this.carryover,
         outputLimitBytes: this.options.policy.max_output_bytes,
-        emitOutput: (delta) =>
-          this.events.hasSubscribers &&
-          this.events.emit({ type: 'tool_output_delta', ...base, delta, timestamp: Date.now() }),
+        emitOutput: (delta) => {
+          request.onOutput?.(this.sanitizer.text(delta))
+          if (this.events.hasSubscribers)
+            this.events.emit({ type: 'tool_output_delta', ...base, delta, timestamp: Date.now() })
+        },
       }
       const running: Promise<Outcome> = Promise.resolve()
         .then(() => tool.run(request.args as Record<string, unknown>, context))
@@ -581,7 +611,7 @@ export class Kernel {
     const sanitized =
       raw.exitCode === 0
         ? toolSuccess(raw.name, output, metadata)
-        : toolFailure(raw.name, output, raw.errorKind!, metadata)
+        : toolFailure(raw.name, output, this.sanitizer.value(raw.errorKind!), metadata)
     const post = this.options.hooks?.postToolUse
     if (runHooks && post !== undefined) {
       try {

@@ -31,7 +31,11 @@ export interface ToolContext {
    * host-direct `batch`/`program` keep host trust; all others are governed `nested` calls.
    * `signal` cancels the child sooner than this call's own cancellation (which always does).
    */
-  invoke(name: string, args: unknown, options?: { signal?: AbortSignal }): Promise<ToolResult>
+  invoke(
+    name: string,
+    args: unknown,
+    options?: { signal?: AbortSignal; onOutput?: (delta: string) => void },
+  ): Promise<ToolResult>
   /** Scheduling facts of a tool this session offers (undefined when it offers no such tool). */
   scheduling(name: string): ToolScheduling | undefined
   /** Work kept between calls of this session (dropped when the workspace may change). */
@@ -51,6 +55,8 @@ export interface ToolSpec<Args = never> {
   description: string
   /** Closed JSON Schema (`additionalProperties: false`, no top-level `oneOf`). */
   parameters: JsonSchema
+  /** A hidden alias: callable by name, never listed in `toolDefinitions()`. */
+  hidden?: boolean
   /** Whether a workspace with these capabilities can serve the tool. */
   available(capabilities: WorkspaceCapabilities): boolean
   scheduling: ToolScheduling

@@ -1,8 +1,11 @@
 import { IsoagentError } from '../errors.ts'
 import { Kernel } from '../kernel/kernel.ts'
-import type { LanguageModel } from '../llm/language-model.ts'
+import type { LanguageModel, ModelMessage } from '../llm/language-model.ts'
 import { memoryArtifactStore } from '../projection/artifact-store.ts'
 import { ToolResultTransformPolicy } from '../projection/policy.ts'
+import { BackgroundTasks } from '../agent/background-tasks.ts'
+import { Conversation } from '../agent/conversation.ts'
+import type { ToolSpec } from '../kernel/tool-spec.ts'
 import { builtinTools, modelToolSchemas } from '../tools/builtin.ts'
 import type { WorkspaceServices } from '../workspace/workspace-services.ts'
 import { customToolSpec } from './custom-tool.ts'
@@ -14,8 +17,10 @@ import { workspaceResolver } from './workspace-resolvers.ts'
 
 /** Options of {@link Agent.create}. */
 export interface AgentOptions {
-  /** The language model; needed only once an LLM feature is used. */
+  /** The language model; needed only once an LLM feature is used (send, stream, task). */
   model?: LanguageModel
+  /** System prompt of every session's conversation. */
+  system?: string
 }
 
 export type { ResumeOptions, SessionOptions } from './session-options.ts'
@@ -28,8 +33,21 @@ export class Agent {
     this.options = options
   }
 
+  /** Throws `IsoagentError` `invalid_argument` for a model that is not a `LanguageModel`. */
   static create(options: AgentOptions = {}): Agent {
-    return new Agent(options)
+    const model = options?.model
+    if (
+      model !== undefined &&
+      (typeof model !== 'object' ||
+        model === null ||
+        typeof model.stream !== 'function' ||
+        typeof model.generate !== 'function' ||
+        typeof model.capabilities !== 'object')
+    )
+      throw new IsoagentError('invalid_argument', 'model must be a LanguageModel')
+    if (options?.system !== undefined && typeof options.system !== 'string')
+      throw new IsoagentError('invalid_argument', 'system must be a string')
+    return new Agent(options ?? {})
   }
 
   /**
@@ -37,7 +55,7 @@ export class Agent {
    * `IsoagentError` `invalid_argument` for options that are out of range, unknown or do not parse.
    */
   async session(workspace: WorkspaceServices, options: SessionOptions = {}): Promise<Session> {
-    return this.build(workspace, options, undefined)
+    return this.build(workspace, options, undefined, undefined)
   }
 
   /**
@@ -81,6 +99,7 @@ export class Agent {
         toolResultTransformPolicy: pinned,
       },
       parsed.budget.used,
+      parsed.conversation?.messages,
     )
   }
 
@@ -88,13 +107,24 @@ export class Agent {
     workspace: WorkspaceServices,
     options: SessionOptions,
     used: SessionSnapshot['budget']['used'] | undefined,
+    messages: ModelMessage[] | undefined,
   ): Promise<Session> {
     checkOptions(options)
     const policy = ToolResultTransformPolicy.validate(
       options.toolResultTransformPolicy ?? ToolResultTransformPolicy.conservative(),
     )
-    const tools = sessionTools(workspace, options, { model: this.options.model })
-    const reserved = new Set([...builtinTools, ...modelToolSchemas].map((t) => t.name))
+    const model = this.options.model
+    const background = new BackgroundTasks()
+    let listed: () => readonly ToolSpec<Record<string, unknown>>[] = () => []
+    const tools = sessionTools(workspace, options, {
+      model,
+      ...(model === undefined ? {} : { tasks: { model, background, tools: () => listed() } }),
+    })
+    const reserved = new Set([
+      ...[...builtinTools, ...modelToolSchemas].map((t) => t.name),
+      'task',
+      'parallel_task',
+    ])
     const custom = (options.tools ?? []).map((t) => customToolSpec(t, reserved))
     const names = new Set<string>()
     for (const t of custom) {
@@ -124,6 +154,8 @@ export class Agent {
         ? { eventBufferSize: options.eventBufferSize }
         : {}),
     })
-    return new Session(kernel)
+    listed = () => kernel.list()
+    const conversation = new Conversation(kernel, model, this.options.system, messages)
+    return new Session(kernel, { conversation, background, hasModel: model !== undefined })
   }
 }

@@ -14,6 +14,8 @@ export interface ToolRuntime {
   signal: AbortSignal
   /** Call another tool as a governed `nested` call (permissions, hooks, budget all apply). */
   invoke(name: string, args: unknown): Promise<ToolResult>
+  /** Stream part of the output while running (`tool_output_delta` events). */
+  emitOutput(delta: string): void
 }
 
 /** A host-defined tool registered on a session with `tools: [...]`. */
@@ -87,7 +89,8 @@ export function customToolSpec(
       const runtime: ToolRuntime = {
         callId: context.callId,
         signal: context.signal,
-        invoke: context.invoke,
+        invoke: (name, args) => context.invoke(name, args),
+        emitOutput: (delta) => context.emitOutput(String(delta)),
       }
       const out = await tool.run(structuredClone(args), runtime)
       if (typeof out === 'string') return toolSuccess(tool.name, out)

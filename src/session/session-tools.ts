@@ -7,6 +7,8 @@ import { createProgramTool } from '../tools/program/program.ts'
 import { quickJsFromModule } from '../tools/program/quickjs-loader.ts'
 import { createWebSearchTool } from '../tools/web-search/web-search.ts'
 import type { WorkspaceServices } from '../workspace/workspace-services.ts'
+import { createTaskTool } from '../tools/task/task.ts'
+import type { TaskHost } from '../tools/task/task-host.ts'
 import type { SessionOptions } from './session-options.ts'
 
 type AnyTool = ToolSpec<Record<string, unknown>>
@@ -14,12 +16,15 @@ type AnyTool = ToolSpec<Record<string, unknown>>
 /** What a session's tools may use beyond its workspace and options: the Agent's model. */
 export interface SessionToolContext {
   model?: LanguageModel | undefined
+  /** With a model: what `task` needs (its sub-agents' tools and the background tasks). */
+  tasks?: TaskHost
 }
 
 /**
  * The built-in tools a session over `workspace` offers, each configured from the session's
  * options. A tool whose options change its behaviour is built here by its factory; tools that
- * need a model (generate_object) come after the workspace's when the Agent has one.
+ * need a model (generate_object, then `task` and its hidden alias `parallel_task`) come after the
+ * workspace's when the Agent has one.
  */
 export function sessionTools(
   workspace: WorkspaceServices,
@@ -47,5 +52,12 @@ export function sessionTools(
     .map((tool) => factories[tool.name]?.() ?? tool)
   const model = context.model
   if (model !== undefined) tools.push(createGenerateObjectTool(model) as unknown as AnyTool)
+  const tasks = context.tasks
+  if (tasks !== undefined) {
+    tools.push(
+      createTaskTool(tasks) as unknown as AnyTool,
+      createTaskTool(tasks, 'parallel_task', true) as unknown as AnyTool,
+    )
+  }
   return tools
 }

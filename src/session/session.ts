@@ -6,8 +6,14 @@ import type { ActiveTool, Kernel } from '../kernel/kernel.ts'
 import type { ToolResultTransformPolicyV1 } from '../projection/policy.ts'
 import type { ToolResult } from '../tool-result.ts'
 import type { JsonSchema } from '../kernel/tool-spec.ts'
+import type { ModelMessage } from '../llm/language-model.ts'
 import type { WorkspaceServices } from '../workspace/workspace-services.ts'
 import { SNAPSHOT_SCHEMA, type SessionSnapshot } from './snapshot.ts'
+import type { AgentEvent, AgentRunResult } from '../agent/agent-events.ts'
+import type { BackgroundTaskInfo, BackgroundTasks } from '../agent/background-tasks.ts'
+import type { Conversation, TurnOptions } from '../agent/conversation.ts'
+import type { TaskAgent } from '../tools/task/profiles.ts'
+import { toolFailure } from '../tool-result.ts'
 import {
   checkVerifyInput,
   throwIfBashFailed,
@@ -71,6 +77,30 @@ export interface EditOptions {
   expected_replacements?: number
 }
 
+/** One sub-agent task of {@link Session.task} and {@link Session.tasks}. */
+export interface TaskRequest {
+  agent: TaskAgent
+  description: string
+  prompt: string
+  max_steps?: number
+  output_schema?: JsonSchema
+  background?: boolean
+}
+
+/** Options of {@link Session.tasks}. */
+export interface TasksOptions {
+  allow_partial_failure?: boolean
+  min_success_count?: number
+  signal?: AbortSignal
+}
+
+/** What a session holds for its model: the conversation and the background tasks. */
+export interface SessionAgentParts {
+  conversation: Conversation
+  background: BackgroundTasks
+  hasModel: boolean
+}
+
 /** Throw for a failed result: the code follows its `errorKind` (see {@link errorCodeOf}). */
 function throwIfFailed(result: ToolResult): ToolResult {
   if (result.exitCode !== 0) {
@@ -90,11 +120,92 @@ function throwIfFailed(result: ToolResult): ToolResult {
 export class Session {
   readonly workspace: WorkspaceServices
   private readonly kernel: Kernel
+  private readonly agent: SessionAgentParts
 
   /** @internal Use `agent.session(workspace, options)`. */
-  constructor(kernel: Kernel) {
+  constructor(kernel: Kernel, agent: SessionAgentParts) {
     this.kernel = kernel
     this.workspace = kernel.workspace
+    this.agent = agent
+  }
+
+  /** Whether a turn of the agent loop is running now. */
+  get turnRunning(): boolean {
+    return this.agent.conversation.busy
+  }
+
+  /** Whether the session's agent has a model (send, stream and task need one). */
+  get hasModel(): boolean {
+    return this.agent.hasModel
+  }
+
+  /**
+   * Run one turn of the agent loop: the prompt joins the conversation, the model is asked and
+   * every tool call it makes goes through the kernel as an `agent` call (permissions,
+   * confirmation, hooks, budget, projection), until it answers without tools or `maxSteps`.
+   * Throws `IsoagentError`: `unsupported` without a model, `invalid_argument` for a bad prompt
+   * or while another turn runs, the model's failure code (`transport`, `rate_limited`,
+   * `timeout`, ...), `cancelled` when `signal` aborts (running tools settle first).
+   */
+  send(prompt: string, options: TurnOptions = {}): Promise<AgentRunResult> {
+    try {
+      return this.agent.conversation.send(prompt, options)
+    } catch (error) {
+      return Promise.reject(error)
+    }
+  }
+
+  /**
+   * {@link Session.send} as an async iterable of {@link AgentEvent}s, ending with `finish`.
+   * Throws at once when the turn cannot start; stopping the iteration early cancels the turn.
+   */
+  stream(prompt: string, options: TurnOptions = {}): AsyncIterableIterator<AgentEvent> {
+    return this.agent.conversation.stream(prompt, options)
+  }
+
+  /** The conversation so far (a copy), as the model sees it. */
+  messages(): ModelMessage[] {
+    return structuredClone(this.agent.conversation.messages)
+  }
+
+  /**
+   * Run one sub-agent (`task` with one item, host-direct). Never throws: without a model the
+   * result is a typed `unsupported` failure. With `background: true` it answers at once with
+   * `metadata.task_id`; collect the result with {@link Session.waitForTask}.
+   */
+  task(request: TaskRequest, options: { signal?: AbortSignal } = {}): Promise<ToolResult> {
+    return this.tasks([request], options)
+  }
+
+  /**
+   * Run sub-agents (`task`, host-direct): concurrently unless a `general` one is among them;
+   * `metadata.results[i]` holds each one's `{ status, text, object?, steps, usage }`.
+   */
+  tasks(requests: TaskRequest[], options: TasksOptions = {}): Promise<ToolResult> {
+    const { signal, ...rest } = options ?? {}
+    if (!this.agent.hasModel) {
+      const message = 'this session has no model: create its agent with Agent.create({ model })'
+      return Promise.resolve(toolFailure('task', message, { type: 'unsupported', message }))
+    }
+    return this.tool('task', { tasks: requests, ...rest }, signal ? { signal } : {})
+  }
+
+  /** Background tasks of this session (running, and settled ones not yet pruned). */
+  backgroundTasks(): BackgroundTaskInfo[] {
+    return this.agent.background.list()
+  }
+
+  /**
+   * The result of a background task once it settles. Throws `IsoagentError` `not_found` for an
+   * unknown id, `cancelled` when `signal` aborts the wait (the task keeps running).
+   */
+  waitForTask(id: string, options: { signal?: AbortSignal } = {}): Promise<ToolResult> {
+    return this.agent.background.wait(id, options.signal)
+  }
+
+  /** Cancel a running background task; false when it is unknown or already settled. */
+  cancelTask(id: string): boolean {
+    return this.agent.background.cancel(id)
   }
 
   /** The pinned `a3s.code.tool-result-transform-policy.v1`. */
@@ -169,6 +280,9 @@ export class Session {
       budget: { limits: this.kernel.budget.limits, used: this.kernel.budget.used },
       tool_timeout_ms: o.toolTimeoutMs ?? null,
       tools: this.toolNames(),
+      ...(this.agent.conversation.messages.length > 0
+        ? { conversation: { messages: this.agent.conversation.messages } }
+        : {}),
     })
   }
 
@@ -318,6 +432,7 @@ export class Session {
   /** Refuse new calls, abort running ones and pending confirmations, end event streams. */
   async close(): Promise<void> {
     if (this.kernel.closed) return
+    await Promise.all([this.agent.conversation.close(), this.agent.background.close()])
     this.kernel.close()
     await Promise.allSettled(this.kernel.list().map((tool) => tool.close?.()))
     await this.workspace.close?.()

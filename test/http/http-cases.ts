@@ -5,6 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import { startFakeProvider, type FakeProvider } from '../llm/fake-provider.ts'
 import { SseReader, type SseFrame } from './sse-client.ts'
 
 /** How a case wants its server configured. */
@@ -14,6 +15,8 @@ export interface CaseServerConfig {
   permissions: { ask: string[] }
   maxSessions?: number
   sessionIdleMs?: number
+  /** The model of the sessions' agent loop (a loopback fake of the provider); none: no model. */
+  model?: { protocol: 'openai' | 'anthropic'; baseURL: string }
 }
 
 /** A server the suite started. */
@@ -31,6 +34,8 @@ export interface CaseFacts {
    * session its own, inside the session's Durable Object.
    */
   sharedWorkspace?: boolean
+  /** The wire protocol the server's model speaks to the fake (default openai). */
+  modelProtocol?: 'openai' | 'anthropic'
 }
 
 const TOKEN = 'test-token-0123456789'
@@ -145,6 +150,10 @@ export const DESIGN_ROUTES: [string, string][] = [
   ['get', '/v1/sessions/{id}/artifacts'],
   ['get', '/v1/sessions/{id}/snapshot'],
   ['delete', '/v1/sessions/{id}'],
+  ['post', '/v1/sessions/{id}/messages'],
+  ['get', '/v1/sessions/{id}/tasks'],
+  ['get', '/v1/sessions/{id}/tasks/{taskId}'],
+  ['delete', '/v1/sessions/{id}/tasks/{taskId}'],
 ]
 
 /** Register the whole HTTP suite for servers made by `start`. */
@@ -154,14 +163,155 @@ export function httpCases(
   facts: CaseFacts,
 ): void {
   describe(`HTTP API (${label})`, () => {
+    // With a model the sessions also offer generate_object and task (never parallel_task).
+    const withModel = [...facts.tools, 'generate_object', 'task']
     let server: CaseServer
     let api: Api
+    let fake: FakeProvider
     beforeAll(async () => {
-      server = await start({ token: TOKEN, permissions: ASK })
+      fake = await startFakeProvider()
+      server = await start({
+        token: TOKEN,
+        permissions: ASK,
+        model: { protocol: facts.modelProtocol ?? 'openai', baseURL: fake.baseURL },
+      })
       api = new Api(server.baseUrl)
     })
     afterEach(async () => api.closeAll())
-    afterAll(async () => server?.close())
+    afterAll(async () => {
+      await server?.close()
+      await fake?.close()
+    })
+
+    const message = (id: string, body: unknown) =>
+      api.fetch(`/v1/sessions/${id}/messages`, {
+        method: 'POST',
+        body: typeof body === 'string' ? body : JSON.stringify(body),
+      })
+
+    it('runs an agent turn over POST /messages, streaming its events as SSE', async () => {
+      const args = JSON.stringify({ file_path: 'notes/agent.txt', content: 'from the model\n' })
+      fake.reset([
+        { text: 'Writing.', toolCalls: [{ name: 'write', arguments: args }] },
+        { text: 'Done.' },
+      ])
+      const id = await api.session()
+      const res = await message(id, { prompt: 'write a note' })
+      expect(res.status).toBe(200)
+      expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/)
+      const frames = await new SseReader(res).collect((f) => f.event === 'finish')
+      const types = frames.map((f) => f.event)
+      expect(types[0]).toBe('step_start')
+      expect(types).toContain('text_delta')
+      expect(types.filter((t) => t === 'step_end')).toHaveLength(2)
+      expect(frames.map((f) => Number(f.id))).toEqual(frames.map((_, i) => i + 1))
+      const call = parse(frames.find((f) => f.event === 'tool_call')!)
+      expect(call).toMatchObject({ toolName: 'write', args: JSON.parse(args) })
+      const result = parse(frames.find((f) => f.event === 'tool_result')!)
+      expect(result).toMatchObject({ toolName: 'write', exitCode: 0 })
+      expect(parse(frames.at(-1)!)).toMatchObject({ type: 'finish', text: 'Done.', steps: 2 })
+      const read = await api.call(id, 'read', { file_path: 'notes/agent.txt' })
+      expect(read.output).toContain('from the model')
+      const snapshot = await api.json<{ conversation: { messages: { role: string }[] } }>(
+        `/v1/sessions/${id}/snapshot`,
+      )
+      expect(snapshot.body.conversation.messages.map((m) => m.role)).toEqual([
+        'user',
+        'assistant',
+        'tool',
+        'assistant',
+      ])
+      // The model's request carried the session's tools and, next, the write's result.
+      expect(fake.requests).toHaveLength(2)
+      expect(JSON.stringify(fake.requests[1]!.body)).toContain('notes/agent.txt')
+    })
+
+    it('ends the stream with an error frame when the model fails', async () => {
+      fake.reset([{ status: 400, message: 'bad request from the model' }])
+      const id = await api.session()
+      const res = await message(id, { prompt: 'fail please' })
+      expect(res.status).toBe(200)
+      const frames = await new SseReader(res).collect((f) => f.event === 'error')
+      expect(parse(frames.at(-1)!)).toMatchObject({
+        type: 'error',
+        error: { code: 'invalid_argument' },
+      })
+    })
+
+    it('cancels the turn when the client goes away', async () => {
+      fake.reset([{ text: 'a very slow answer', chunks: ['a ', 'very ', 'slow'], delayMs: 1500 }])
+      const id = await api.session()
+      const controller = new AbortController()
+      const res = await api.fetch(`/v1/sessions/${id}/messages`, {
+        method: 'POST',
+        body: JSON.stringify({ prompt: 'slow' }),
+        signal: controller.signal,
+      })
+      expect(res.status).toBe(200)
+      const busy = await message(id, { prompt: 'again' })
+      expectError(busy.status, await busy.json(), 409, 'turn_in_progress')
+      controller.abort()
+      fake.reset([{ text: 'quick' }])
+      const next = await until(async () => {
+        const r = await message(id, { prompt: 'after' })
+        if (r.status === 200) return r
+        await r.body?.cancel()
+        return undefined
+      })
+      const frames = await new SseReader(next).collect((f) => f.event === 'finish')
+      expect(parse(frames.at(-1)!)).toMatchObject({ text: 'quick' })
+    })
+
+    it('runs a background task the model starts, readable and cancellable over HTTP', async () => {
+      const args = JSON.stringify({
+        tasks: [{ agent: 'explore', description: 'bg', prompt: 'look', background: true }],
+      })
+      fake.reset([
+        { toolCalls: [{ name: 'task', arguments: args }] },
+        { text: 'report' },
+        { text: 'report' },
+      ])
+      const id = await api.session()
+      const res = await message(id, { prompt: 'start it' })
+      const frames = await new SseReader(res).collect((f) => f.event === 'finish')
+      const started = parse(frames.find((f) => f.event === 'tool_result')!)
+      const taskId = (started.metadata as { task_id: string }).task_id
+      expect(taskId).toMatch(/^task_/)
+      const done = await until(async () => {
+        const { body } = await api.json<{ status: string; result?: { output: string } }>(
+          `/v1/sessions/${id}/tasks/${taskId}`,
+        )
+        return body.status === 'running' ? undefined : body
+      })
+      expect(done).toMatchObject({ status: 'completed', agent: 'explore', description: 'bg' })
+      expect(done.result!.output).toContain('report')
+      const list = await api.json<{ id: string }[]>(`/v1/sessions/${id}/tasks`)
+      expect(list.body.map((t) => t.id)).toEqual([taskId])
+      const gone = await api.json(`/v1/sessions/${id}/tasks/task_nope`)
+      expectError(gone.status, gone.body, 404, 'task_not_found')
+      const cancel = await api.fetch(`/v1/sessions/${id}/tasks/${taskId}`, { method: 'DELETE' })
+      expect(cancel.status).toBe(204)
+    })
+
+    it('refuses bad message bodies with typed 4xx errors', async () => {
+      const id = await api.session()
+      const bad: [unknown, number, string][] = [
+        ['{not json', 400, 'invalid_json'],
+        [{}, 400, 'invalid_argument'],
+        [{ prompt: '' }, 400, 'invalid_argument'],
+        [{ prompt: 42 }, 400, 'invalid_argument'],
+        [{ prompt: 'x', extra: true }, 400, 'invalid_argument'],
+        [{ prompt: 'x', max_steps: 0 }, 400, 'invalid_argument'],
+        [{ prompt: 'x', max_steps: 'many' }, 400, 'invalid_argument'],
+        [[1, 2], 400, 'invalid_argument'],
+      ]
+      for (const [body, status, code] of bad) {
+        const res = await message(id, body)
+        expectError(res.status, await res.json(), status, code)
+      }
+      const unknown = await message('no-such-session', { prompt: 'x' })
+      expectError(unknown.status, await unknown.json(), 404, 'session_not_found')
+    })
 
     it('answers health without a token, and names its version and runtime', async () => {
       const res = await fetch(server.baseUrl + '/v1/health')
@@ -231,20 +381,20 @@ export function httpCases(
       expect(res.status).toBe(201)
       const created = (await res.json()) as { id: string; tools: string[] }
       api.created.add(created.id)
-      expect(created.tools).toEqual(facts.tools)
+      expect(created.tools).toEqual(withModel)
       expect(res.headers.get('location')).toBe(`/v1/sessions/${created.id}`)
       const info = await api.json<{ id: string; tools: string[]; activeTools: unknown[] }>(
         `/v1/sessions/${created.id}`,
       )
       expect(info).toEqual({
         status: 200,
-        body: { id: created.id, tools: facts.tools, activeTools: [] },
+        body: { id: created.id, tools: withModel, activeTools: [] },
       })
       const defs = await api.json<{ name: string; parameters: Record<string, unknown> }[]>(
         `/v1/sessions/${created.id}/tools`,
       )
       expect(defs.status).toBe(200)
-      expect(defs.body.map((d) => d.name)).toEqual(facts.tools)
+      expect(defs.body.map((d) => d.name)).toEqual(withModel)
       for (const d of defs.body) expect(d.parameters.additionalProperties).toBe(false)
     })
 
@@ -396,7 +546,7 @@ export function httpCases(
       expect(snap.status).toBe(200)
       expect(snap.body).toMatchObject({
         schema: 'isoagent.session-snapshot.v1',
-        tools: facts.tools,
+        tools: withModel,
         permissions: ASK,
       })
       const lines = Array.from({ length: 2000 }, (_, i) => `line ${i + 1} ${'y'.repeat(70)}`)
@@ -629,6 +779,22 @@ export function httpCases(
   })
 
   describe(`HTTP API limits (${label})`, () => {
+    it('answers 400 model_not_configured for messages to a server without a model', async () => {
+      const server = await start({ token: TOKEN, permissions: ASK })
+      try {
+        const api = new Api(server.baseUrl)
+        const id = await api.session()
+        const res = await api.fetch(`/v1/sessions/${id}/messages`, {
+          method: 'POST',
+          body: JSON.stringify({ prompt: 'hello' }),
+        })
+        expectError(res.status, await res.json(), 400, 'model_not_configured')
+        await api.closeAll()
+      } finally {
+        await server.close()
+      }
+    })
+
     it('refuses a session past maxSessions with 429, and takes one again after a close', async () => {
       const server = await start({ token: TOKEN, permissions: ASK, maxSessions: 3 })
       const api = new Api(server.baseUrl)

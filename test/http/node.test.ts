@@ -1,7 +1,13 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { memoryWorkspace, type WorkspaceServices } from '../../adapters/index.ts'
+import {
+  Agent,
+  anthropic,
+  memoryWorkspace,
+  openAICompatible,
+  type WorkspaceServices,
+} from '../../adapters/index.ts'
 import { localWorkspace } from '../../adapters/node-fs/index.ts'
 import { createApp } from '../../edge/index.ts'
 import { serve } from '../../edge/node.ts'
@@ -18,6 +24,18 @@ function starter(open: () => { workspace: () => WorkspaceServices; cleanup?: () 
       session: { permissions: config.permissions },
       ...(config.maxSessions !== undefined ? { maxSessions: config.maxSessions } : {}),
       ...(config.sessionIdleMs !== undefined ? { sessionIdleMs: config.sessionIdleMs } : {}),
+      ...(config.model
+        ? {
+            agent: Agent.create({
+              model: (config.model.protocol === 'openai' ? openAICompatible : anthropic)({
+                baseURL: config.model.baseURL,
+                apiKey: 'sk-test',
+                model: 'fake-1',
+                retryDelayMs: 5,
+              }),
+            }),
+          }
+        : {}),
     })
     const handle = await serve(app, { port: 0, hostname: '127.0.0.1', handleSignals: false })
     return {
@@ -57,6 +75,7 @@ httpCases('Node server, memory workspace', memory, {
   ],
 })
 httpCases('Node server, local disk', local, {
+  modelProtocol: 'anthropic',
   tools: [
     'read',
     'write',

@@ -25,6 +25,14 @@ const configVars = (config: CaseServerConfig): Record<string, string> => ({
   ...(config.sessionIdleMs !== undefined
     ? { ISOAGENT_SESSION_IDLE_MS: String(config.sessionIdleMs) }
     : {}),
+  ...(config.model
+    ? {
+        MODEL_PROVIDER: config.model.protocol,
+        MODEL_BASE_URL: config.model.baseURL,
+        MODEL_API_KEY: 'sk-test',
+        MODEL_NAME: 'fake-1',
+      }
+    : {}),
 })
 
 function starter(kind: 'r2' | 's3' | 'memory') {
@@ -59,7 +67,10 @@ const STORE_TOOLS = [
 ]
 
 httpCases('Worker in workerd, R2 binding', starter('r2'), { tools: STORE_TOOLS })
-httpCases('Worker in workerd, S3 settings (s3rver)', starter('s3'), { tools: STORE_TOOLS })
+httpCases('Worker in workerd, S3 settings (s3rver)', starter('s3'), {
+  tools: STORE_TOOLS,
+  modelProtocol: 'anthropic',
+})
 httpCases('Worker in workerd, memory per session', starter('memory'), {
   tools: [
     'read',
