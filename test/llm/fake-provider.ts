@@ -294,6 +294,18 @@ export async function startFakeProvider(script: FakeStep[] = []): Promise<FakePr
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = (req.url ?? '').split('?')[0]!
+    // Pages of another origin (the web demo in Chromium) call the fake directly.
+    res.setHeader('access-control-allow-origin', '*')
+    res.setHeader('access-control-expose-headers', 'retry-after')
+    if (req.method === 'OPTIONS') {
+      res.writeHead(204, {
+        'access-control-allow-methods': 'POST, OPTIONS',
+        'access-control-allow-headers': req.headers['access-control-request-headers'] ?? '*',
+        'access-control-max-age': '600',
+      })
+      res.end()
+      return
+    }
     const protocol =
       path === '/v1/chat/completions' ? 'openai' : path === '/v1/messages' ? 'anthropic' : undefined
     if (req.method !== 'POST' || protocol === undefined) {

@@ -16,7 +16,7 @@ export interface DemoContext {
 
 /**
  * One tab of the main area. The list in `panels/index.ts` decides which exist and in what
- * order: a new panel (the agent chat, say) is one more entry there.
+ * order: a new panel is one more entry there.
  */
 export interface Panel {
   id: string

@@ -1,4 +1,11 @@
-import type { SessionEvent, ToolDefinition, ToolResult } from '../../adapters/lightning-fs/index.ts'
+import { EventSourceParserStream } from 'eventsource-parser/stream'
+import type {
+  AgentEvent,
+  SessionEvent,
+  ToolDefinition,
+  ToolResult,
+} from '../../adapters/lightning-fs/index.ts'
+import { ChatError } from './chat-error.ts'
 import { clientFailure, type PendingConfirmation, type ToolClient } from './tool-client.ts'
 
 const EVENT_TYPES: SessionEvent['type'][] = [
@@ -49,9 +56,15 @@ export class HttpClient implements ToolClient {
     return new URL(path, this.base).toString()
   }
 
-  private async request(method: string, path: string, body?: unknown): Promise<Response> {
+  private async request(
+    method: string,
+    path: string,
+    body?: unknown,
+    signal?: AbortSignal,
+  ): Promise<Response> {
     return fetch(this.url(path), {
       method,
+      ...(signal ? { signal } : {}),
       headers: {
         authorization: `Bearer ${this.token}`,
         ...(body === undefined ? {} : { 'content-type': 'application/json' }),
@@ -91,19 +104,73 @@ export class HttpClient implements ToolClient {
   }
 
   /** A session route, reopening the session once when the server no longer holds it. */
-  private async sessionRequest(method: string, rest: string, body?: unknown): Promise<Response> {
+  private async sessionRequest(
+    method: string,
+    rest: string,
+    body?: unknown,
+    signal?: AbortSignal,
+  ): Promise<Response> {
     const id = this.sessionId ?? (await this.newSession())
     const response = await this.request(
       method,
       `v1/sessions/${encodeURIComponent(id)}${rest}`,
       body,
+      signal,
     )
     if (response.status !== 404 || this.closed) return response
     const copy = response.clone()
     const code = ((await copy.json().catch(() => ({}))) as ApiErrorBody).error?.code
     if (code !== 'session_not_found') return response
     const fresh = await this.newSession()
-    return this.request(method, `v1/sessions/${encodeURIComponent(fresh)}${rest}`, body)
+    return this.request(method, `v1/sessions/${encodeURIComponent(fresh)}${rest}`, body, signal)
+  }
+
+  /**
+   * One agent turn of the server's session: `POST …/messages`, its SSE answer read over fetch
+   * (a POST with a body, which `EventSource` cannot send). A refusal (400 `model_not_configured`,
+   * 409 `turn_in_progress`, …) or a final `error` frame throws a {@link ChatError} with its code;
+   * aborting `signal` closes the connection, which cancels the turn on the server.
+   */
+  async *stream(prompt: string, signal: AbortSignal): AsyncGenerator<AgentEvent> {
+    let response: Response
+    try {
+      response = await this.sessionRequest('POST', '/messages', { prompt }, signal)
+    } catch (error) {
+      if (signal.aborted) throw new ChatError('cancelled', 'the turn was stopped')
+      throw new ChatError(
+        'transport',
+        `the server could not be reached: ${(error as Error).message}`,
+      )
+    }
+    if (!response.ok || !response.body) {
+      const body = (await response.json().catch(() => ({}))) as ApiErrorBody
+      throw new ChatError(
+        body.error?.code ?? `http_${response.status}`,
+        body.error?.message ?? response.statusText,
+      )
+    }
+    const reader = response.body
+      .pipeThrough(new TextDecoderStream())
+      .pipeThrough(new EventSourceParserStream())
+      .getReader()
+    try {
+      for (;;) {
+        const { done, value } = await reader.read()
+        if (done) break
+        const data = JSON.parse(value.data) as AgentEvent | ApiErrorBody
+        if (value.event === 'error') {
+          const error = (data as ApiErrorBody).error
+          throw new ChatError(error?.code ?? 'error', error?.message ?? 'the turn failed')
+        }
+        yield data as AgentEvent
+      }
+    } catch (error) {
+      if (error instanceof ChatError) throw error
+      if (signal.aborted) throw new ChatError('cancelled', 'the turn was stopped')
+      throw new ChatError('transport', `the stream broke: ${(error as Error).message}`)
+    } finally {
+      await reader.cancel().catch(() => undefined)
+    }
   }
 
   async tools(): Promise<ToolDefinition[]> {

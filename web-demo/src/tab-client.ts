@@ -3,6 +3,8 @@ import {
   Agent,
   WorkspacePath,
   browserWorkspace,
+  type AgentEvent,
+  type LanguageModel,
   type Session,
   type SessionEvent,
   type ToolDefinition,
@@ -37,6 +39,8 @@ export class TabClient implements ToolClient {
   readonly description = `this tab (IndexedDB "${TAB_WORKSPACE_NAME}")`
   private readonly listeners = new Set<(event: SessionEvent) => void>()
   private readonly stop = new AbortController()
+  /** The session the chat drives: one more session over the same file system, with a model. */
+  private chat: { session: Session; stop: AbortController } | undefined
 
   private constructor(
     private readonly lfs: LightningFS,
@@ -54,9 +58,46 @@ export class TabClient implements ToolClient {
     return new TabClient(lfs, session, workspace)
   }
 
-  private async pump(): Promise<void> {
-    for await (const event of this.session.events({ signal: this.stop.signal }))
+  private async pump(session = this.session, signal = this.stop.signal): Promise<void> {
+    for await (const event of session.events({ signal }))
       for (const listener of this.listeners) listener(event)
+  }
+
+  /**
+   * Give the chat `model`: a session of an `Agent` with that model, over the same lightning-fs
+   * (same rules), replacing the chat's previous one (and its conversation). Its events reach the
+   * same listeners as the panels' session, so its tool calls show in the timeline.
+   */
+  async useModel(model: LanguageModel): Promise<void> {
+    await this.closeChat()
+    const workspace = browserWorkspace({ name: TAB_WORKSPACE_NAME, fs: this.lfs })
+    const session = await Agent.create({ model }).session(workspace, {
+      permissions: TAB_PERMISSIONS,
+    })
+    const stop = new AbortController()
+    this.chat = { session, stop }
+    void this.pump(session, stop.signal)
+  }
+
+  /** One agent turn of the chat session (see `useModel`); its file writes are saved after. */
+  async *stream(prompt: string, signal: AbortSignal): AsyncGenerator<AgentEvent> {
+    if (!this.chat) throw new Error('no model: call useModel first')
+    try {
+      yield* this.chat.session.stream(prompt, { signal })
+    } finally {
+      await this.saveTree()
+    }
+  }
+
+  private async closeChat(): Promise<void> {
+    const chat = this.chat
+    this.chat = undefined
+    chat?.stop.abort()
+    await chat?.session.close()
+  }
+
+  private sessions(): Session[] {
+    return this.chat ? [this.session, this.chat.session] : [this.session]
   }
 
   async tools(): Promise<ToolDefinition[]> {
@@ -84,19 +125,22 @@ export class TabClient implements ToolClient {
   }
 
   async pendingConfirmations(): Promise<PendingConfirmation[]> {
-    return this.session.pendingConfirmations().map((p) => ({
-      id: p.id,
-      callId: p.callId,
-      toolName: p.toolName,
-      args: p.args,
-    }))
+    return this.sessions()
+      .flatMap((s) => s.pendingConfirmations())
+      .map((p) => ({
+        id: p.id,
+        callId: p.callId,
+        toolName: p.toolName,
+        args: p.args,
+      }))
   }
 
   async confirm(key: string, approved: boolean): Promise<void> {
-    const pending = this.session
-      .pendingConfirmations()
-      .find((p) => p.id === key || p.callId === key)
-    this.session.confirmToolUse(pending?.id ?? key, approved)
+    for (const session of this.sessions()) {
+      const pending = session.pendingConfirmations().find((p) => p.id === key || p.callId === key)
+      if (pending) return session.confirmToolUse(pending.id, approved)
+    }
+    this.session.confirmToolUse(key, approved)
   }
 
   /** Write files straight into the workspace (parents created); returns how many were written. */
@@ -135,6 +179,7 @@ export class TabClient implements ToolClient {
 
   async close(): Promise<void> {
     this.stop.abort()
+    await this.closeChat()
     await this.session.close()
   }
 }
