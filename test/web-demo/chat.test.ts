@@ -180,6 +180,23 @@ describe('web demo chat panel (Chromium)', () => {
     expect(demo.errors).toEqual([])
   }, 60_000)
 
+  it('in server mode: Stop closes the stream and the server cancels the turn', async () => {
+    fake.program('server-model', [
+      { text: 'tick '.repeat(40), chunks: Array(40).fill('tick '), delayMs: 200 },
+      { text: 'after the stop' },
+    ])
+    await say('Count slowly.')
+    await lastAnswer().locator('.msg-text:has-text("tick")').waitFor({ timeout: 10_000 })
+    await page.click('#chat-stop')
+    await page.locator('#chat-error [data-error-kind="cancelled"]').waitFor({ timeout: 5_000 })
+    // The session is free again at once: the next turn is not refused with turn_in_progress.
+    await say('Say something.')
+    await page
+      .locator('#chat-log li.msg.assistant[data-state="done"] .msg-text:has-text("after the stop")')
+      .waitFor({ timeout: 10_000 })
+    expect(demo.errors).toEqual([])
+  }, 60_000)
+
   it('in server mode without a model: the panel says so and offers nothing else', async () => {
     await gotoDemo(page, plain.pageUrl('server'), 'server')
     await page.click('#tab-chat')
