@@ -73,6 +73,8 @@ export interface ToolSpec<Args = never> {
    * `OWN_DEADLINE_MARGIN_MS`, so the tool's own deadline fires first.
    */
   ownDeadlineMs?(args: Args): number | undefined
+  /** The arguments as session events show them, for tools whose arguments may carry secrets. */
+  redactArgs?(args: Args): Args
   /** Run with schema-valid `args`; may throw `IsoagentError`, which the kernel types. */
   run(args: Args, context: ToolContext): Promise<ToolResult>
 }

@@ -1352,10 +1352,214 @@ validate17.errors = vErrors;
 return errors === 0;
 }
 
-export const batch = validate18;
-const schema19 = {"type":"object","additionalProperties":false,"required":["invocations"],"properties":{"invocations":{"type":"array","minItems":1,"maxItems":32,"items":{"type":"object","additionalProperties":false,"required":["tool","args"],"properties":{"id":{"type":"string","minLength":1,"maxLength":128,"description":"Your label for this call (default its index)."},"tool":{"type":"string","minLength":1,"description":"Tool name."},"args":{"type":"object","description":"Arguments of the tool."}}}},"max_concurrency":{"type":"integer","minimum":1,"maximum":16,"description":"Parallel calls when all are read-only (default 8)."}},"$id":"isoagent:batch"};
+export const download = validate18;
+const schema19 = {"type":"object","additionalProperties":false,"required":["url","file_path"],"properties":{"url":{"type":"string","minLength":1,"maxLength":8192,"description":"http(s) URL to download."},"file_path":{"type":"string","minLength":1,"description":"Target file (relative to the workspace root); ending in \"/\" = into that directory."},"overwrite":{"type":"boolean","description":"Replace an existing file (default false)."},"connections":{"type":"integer","minimum":1,"maximum":4,"description":"Parallel range requests, 1..4 (default 4)."},"max_bytes":{"type":"integer","minimum":1,"maximum":8589934592,"description":"Largest download accepted (default 512 MiB, max 8 GiB)."},"timeout":{"type":"number","exclusiveMinimum":0,"maximum":3600,"description":"Seconds for the whole download (default 300, max 3600)."},"expected_sha256":{"type":"string","pattern":"^[0-9a-fA-F]{64}$","description":"SHA-256 (64 hex digits) the content must have; otherwise nothing is written."}},"$id":"isoagent:download"};
+const pattern0 = new RegExp("^[0-9a-fA-F]{64}$", "u");
 
 function validate18(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="isoagent:download" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.url === undefined) && (missing0 = "url")) || ((data.file_path === undefined) && (missing0 = "file_path"))){
+validate18.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((((((key0 === "url") || (key0 === "file_path")) || (key0 === "overwrite")) || (key0 === "connections")) || (key0 === "max_bytes")) || (key0 === "timeout")) || (key0 === "expected_sha256"))){
+validate18.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.url !== undefined){
+let data0 = data.url;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(data0.length > 8192){
+validate18.errors = [{instancePath:instancePath+"/url",schemaPath:"#/properties/url/maxLength",keyword:"maxLength",params:{limit: 8192},message:"must NOT have more than 8192 characters"}];
+return false;
+}
+else {
+if(data0.length < 1){
+validate18.errors = [{instancePath:instancePath+"/url",schemaPath:"#/properties/url/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+}
+else {
+validate18.errors = [{instancePath:instancePath+"/url",schemaPath:"#/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.file_path !== undefined){
+let data1 = data.file_path;
+const _errs4 = errors;
+if(errors === _errs4){
+if(typeof data1 === "string"){
+if(data1.length < 1){
+validate18.errors = [{instancePath:instancePath+"/file_path",schemaPath:"#/properties/file_path/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate18.errors = [{instancePath:instancePath+"/file_path",schemaPath:"#/properties/file_path/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.overwrite !== undefined){
+const _errs6 = errors;
+if(typeof data.overwrite !== "boolean"){
+validate18.errors = [{instancePath:instancePath+"/overwrite",schemaPath:"#/properties/overwrite/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.connections !== undefined){
+let data3 = data.connections;
+const _errs8 = errors;
+if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
+validate18.errors = [{instancePath:instancePath+"/connections",schemaPath:"#/properties/connections/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs8){
+if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 > 4 || isNaN(data3)){
+validate18.errors = [{instancePath:instancePath+"/connections",schemaPath:"#/properties/connections/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4},message:"must be <= 4"}];
+return false;
+}
+else {
+if(data3 < 1 || isNaN(data3)){
+validate18.errors = [{instancePath:instancePath+"/connections",schemaPath:"#/properties/connections/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.max_bytes !== undefined){
+let data4 = data.max_bytes;
+const _errs10 = errors;
+if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
+validate18.errors = [{instancePath:instancePath+"/max_bytes",schemaPath:"#/properties/max_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs10){
+if((typeof data4 == "number") && (isFinite(data4))){
+if(data4 > 8589934592 || isNaN(data4)){
+validate18.errors = [{instancePath:instancePath+"/max_bytes",schemaPath:"#/properties/max_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 8589934592},message:"must be <= 8589934592"}];
+return false;
+}
+else {
+if(data4 < 1 || isNaN(data4)){
+validate18.errors = [{instancePath:instancePath+"/max_bytes",schemaPath:"#/properties/max_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.timeout !== undefined){
+let data5 = data.timeout;
+const _errs12 = errors;
+if(errors === _errs12){
+if((typeof data5 == "number") && (isFinite(data5))){
+if(data5 > 3600 || isNaN(data5)){
+validate18.errors = [{instancePath:instancePath+"/timeout",schemaPath:"#/properties/timeout/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3600},message:"must be <= 3600"}];
+return false;
+}
+else {
+if(data5 <= 0 || isNaN(data5)){
+validate18.errors = [{instancePath:instancePath+"/timeout",schemaPath:"#/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
+return false;
+}
+}
+}
+else {
+validate18.errors = [{instancePath:instancePath+"/timeout",schemaPath:"#/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+}
+var valid0 = _errs12 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.expected_sha256 !== undefined){
+let data6 = data.expected_sha256;
+const _errs14 = errors;
+if(errors === _errs14){
+if(typeof data6 === "string"){
+if(!pattern0.test(data6)){
+validate18.errors = [{instancePath:instancePath+"/expected_sha256",schemaPath:"#/properties/expected_sha256/pattern",keyword:"pattern",params:{pattern: "^[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^[0-9a-fA-F]{64}$"+"\""}];
+return false;
+}
+}
+else {
+validate18.errors = [{instancePath:instancePath+"/expected_sha256",schemaPath:"#/properties/expected_sha256/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs14 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate18.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate18.errors = vErrors;
+return errors === 0;
+}
+
+export const batch = validate19;
+const schema20 = {"type":"object","additionalProperties":false,"required":["invocations"],"properties":{"invocations":{"type":"array","minItems":1,"maxItems":32,"items":{"type":"object","additionalProperties":false,"required":["tool","args"],"properties":{"id":{"type":"string","minLength":1,"maxLength":128,"description":"Your label for this call (default its index)."},"tool":{"type":"string","minLength":1,"description":"Tool name."},"args":{"type":"object","description":"Arguments of the tool."}}}},"max_concurrency":{"type":"integer","minimum":1,"maximum":16,"description":"Parallel calls when all are read-only (default 8)."}},"$id":"isoagent:batch"};
+
+function validate19(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="isoagent:batch" */;
 let vErrors = null;
 let errors = 0;
@@ -1363,14 +1567,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.invocations === undefined) && (missing0 = "invocations")){
-validate18.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate19.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "invocations") || (key0 === "max_concurrency"))){
-validate18.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate19.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -1382,12 +1586,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(Array.isArray(data0)){
 if(data0.length > 32){
-validate18.errors = [{instancePath:instancePath+"/invocations",schemaPath:"#/properties/invocations/maxItems",keyword:"maxItems",params:{limit: 32},message:"must NOT have more than 32 items"}];
+validate19.errors = [{instancePath:instancePath+"/invocations",schemaPath:"#/properties/invocations/maxItems",keyword:"maxItems",params:{limit: 32},message:"must NOT have more than 32 items"}];
 return false;
 }
 else {
 if(data0.length < 1){
-validate18.errors = [{instancePath:instancePath+"/invocations",schemaPath:"#/properties/invocations/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+validate19.errors = [{instancePath:instancePath+"/invocations",schemaPath:"#/properties/invocations/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
 }
 else {
@@ -1400,14 +1604,14 @@ if(errors === _errs4){
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 let missing1;
 if(((data1.tool === undefined) && (missing1 = "tool")) || ((data1.args === undefined) && (missing1 = "args"))){
-validate18.errors = [{instancePath:instancePath+"/invocations/" + i0,schemaPath:"#/properties/invocations/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate19.errors = [{instancePath:instancePath+"/invocations/" + i0,schemaPath:"#/properties/invocations/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs6 = errors;
 for(const key1 in data1){
 if(!(((key1 === "id") || (key1 === "tool")) || (key1 === "args"))){
-validate18.errors = [{instancePath:instancePath+"/invocations/" + i0,schemaPath:"#/properties/invocations/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate19.errors = [{instancePath:instancePath+"/invocations/" + i0,schemaPath:"#/properties/invocations/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -1419,18 +1623,18 @@ const _errs7 = errors;
 if(errors === _errs7){
 if(typeof data2 === "string"){
 if(data2.length > 128){
-validate18.errors = [{instancePath:instancePath+"/invocations/" + i0+"/id",schemaPath:"#/properties/invocations/items/properties/id/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+validate19.errors = [{instancePath:instancePath+"/invocations/" + i0+"/id",schemaPath:"#/properties/invocations/items/properties/id/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
 if(data2.length < 1){
-validate18.errors = [{instancePath:instancePath+"/invocations/" + i0+"/id",schemaPath:"#/properties/invocations/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate19.errors = [{instancePath:instancePath+"/invocations/" + i0+"/id",schemaPath:"#/properties/invocations/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 }
 else {
-validate18.errors = [{instancePath:instancePath+"/invocations/" + i0+"/id",schemaPath:"#/properties/invocations/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate19.errors = [{instancePath:instancePath+"/invocations/" + i0+"/id",schemaPath:"#/properties/invocations/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1446,12 +1650,12 @@ const _errs9 = errors;
 if(errors === _errs9){
 if(typeof data3 === "string"){
 if(data3.length < 1){
-validate18.errors = [{instancePath:instancePath+"/invocations/" + i0+"/tool",schemaPath:"#/properties/invocations/items/properties/tool/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate19.errors = [{instancePath:instancePath+"/invocations/" + i0+"/tool",schemaPath:"#/properties/invocations/items/properties/tool/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate18.errors = [{instancePath:instancePath+"/invocations/" + i0+"/tool",schemaPath:"#/properties/invocations/items/properties/tool/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate19.errors = [{instancePath:instancePath+"/invocations/" + i0+"/tool",schemaPath:"#/properties/invocations/items/properties/tool/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1465,7 +1669,7 @@ if(data1.args !== undefined){
 let data4 = data1.args;
 const _errs11 = errors;
 if(!(data4 && typeof data4 == "object" && !Array.isArray(data4))){
-validate18.errors = [{instancePath:instancePath+"/invocations/" + i0+"/args",schemaPath:"#/properties/invocations/items/properties/args/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate19.errors = [{instancePath:instancePath+"/invocations/" + i0+"/args",schemaPath:"#/properties/invocations/items/properties/args/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 var valid2 = _errs11 === errors;
@@ -1479,7 +1683,7 @@ var valid2 = true;
 }
 }
 else {
-validate18.errors = [{instancePath:instancePath+"/invocations/" + i0,schemaPath:"#/properties/invocations/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate19.errors = [{instancePath:instancePath+"/invocations/" + i0,schemaPath:"#/properties/invocations/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -1492,7 +1696,7 @@ break;
 }
 }
 else {
-validate18.errors = [{instancePath:instancePath+"/invocations",schemaPath:"#/properties/invocations/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate19.errors = [{instancePath:instancePath+"/invocations",schemaPath:"#/properties/invocations/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -1506,18 +1710,18 @@ if(data.max_concurrency !== undefined){
 let data5 = data.max_concurrency;
 const _errs13 = errors;
 if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-validate18.errors = [{instancePath:instancePath+"/max_concurrency",schemaPath:"#/properties/max_concurrency/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate19.errors = [{instancePath:instancePath+"/max_concurrency",schemaPath:"#/properties/max_concurrency/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs13){
 if((typeof data5 == "number") && (isFinite(data5))){
 if(data5 > 16 || isNaN(data5)){
-validate18.errors = [{instancePath:instancePath+"/max_concurrency",schemaPath:"#/properties/max_concurrency/maximum",keyword:"maximum",params:{comparison: "<=", limit: 16},message:"must be <= 16"}];
+validate19.errors = [{instancePath:instancePath+"/max_concurrency",schemaPath:"#/properties/max_concurrency/maximum",keyword:"maximum",params:{comparison: "<=", limit: 16},message:"must be <= 16"}];
 return false;
 }
 else {
 if(data5 < 1 || isNaN(data5)){
-validate18.errors = [{instancePath:instancePath+"/max_concurrency",schemaPath:"#/properties/max_concurrency/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate19.errors = [{instancePath:instancePath+"/max_concurrency",schemaPath:"#/properties/max_concurrency/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -1533,19 +1737,19 @@ var valid0 = true;
 }
 }
 else {
-validate18.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate19.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate18.errors = vErrors;
+validate19.errors = vErrors;
 return errors === 0;
 }
 
-export const program = validate19;
-const schema20 = {"type":"object","additionalProperties":false,"properties":{"type":{"type":"string","enum":["script"],"description":"Always \"script\"."},"language":{"type":"string","enum":["javascript"],"description":"Always \"javascript\"."},"source":{"type":"string","minLength":1,"maxLength":262144,"description":"The program. Give source or path, not both."},"path":{"type":"string","minLength":1,"pattern":"\\.m?js$","description":"A .js or .mjs file of the workspace holding the program."},"inputs":{"description":"Any JSON value, passed to run(ctx, inputs) as a copy."},"allowed_tools":{"type":"array","maxItems":64,"uniqueItems":true,"items":{"type":"string","minLength":1,"maxLength":128},"description":"Only these tools may be called (default: every tool of the session but program)."},"limits":{"type":"object","additionalProperties":false,"properties":{"timeoutMs":{"type":"integer","minimum":1,"maximum":600000,"description":"Wall time in ms, tool calls included (default 30000)."},"maxToolCalls":{"type":"integer","minimum":0,"maximum":10000,"description":"Most tool calls (default 20)."},"maxOutputBytes":{"type":"integer","minimum":1,"maximum":1048576,"description":"Largest returned value, in bytes of JSON (default 65536)."}}}},"$id":"isoagent:program"};
-const pattern0 = new RegExp("\\.m?js$", "u");
+export const program = validate20;
+const schema21 = {"type":"object","additionalProperties":false,"properties":{"type":{"type":"string","enum":["script"],"description":"Always \"script\"."},"language":{"type":"string","enum":["javascript"],"description":"Always \"javascript\"."},"source":{"type":"string","minLength":1,"maxLength":262144,"description":"The program. Give source or path, not both."},"path":{"type":"string","minLength":1,"pattern":"\\.m?js$","description":"A .js or .mjs file of the workspace holding the program."},"inputs":{"description":"Any JSON value, passed to run(ctx, inputs) as a copy."},"allowed_tools":{"type":"array","maxItems":64,"uniqueItems":true,"items":{"type":"string","minLength":1,"maxLength":128},"description":"Only these tools may be called (default: every tool of the session but program)."},"limits":{"type":"object","additionalProperties":false,"properties":{"timeoutMs":{"type":"integer","minimum":1,"maximum":600000,"description":"Wall time in ms, tool calls included (default 30000)."},"maxToolCalls":{"type":"integer","minimum":0,"maximum":10000,"description":"Most tool calls (default 20)."},"maxOutputBytes":{"type":"integer","minimum":1,"maximum":1048576,"description":"Largest returned value, in bytes of JSON (default 65536)."}}}},"$id":"isoagent:program"};
+const pattern1 = new RegExp("\\.m?js$", "u");
 
-function validate19(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="isoagent:program" */;
 let vErrors = null;
 let errors = 0;
@@ -1554,7 +1758,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((((((key0 === "type") || (key0 === "language")) || (key0 === "source")) || (key0 === "path")) || (key0 === "inputs")) || (key0 === "allowed_tools")) || (key0 === "limits"))){
-validate19.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate20.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -1564,11 +1768,11 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate19.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate20.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(data0 === "script")){
-validate19.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema20.properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate20.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema21.properties.type.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -1581,11 +1785,11 @@ if(data.language !== undefined){
 let data1 = data.language;
 const _errs4 = errors;
 if(typeof data1 !== "string"){
-validate19.errors = [{instancePath:instancePath+"/language",schemaPath:"#/properties/language/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate20.errors = [{instancePath:instancePath+"/language",schemaPath:"#/properties/language/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(data1 === "javascript")){
-validate19.errors = [{instancePath:instancePath+"/language",schemaPath:"#/properties/language/enum",keyword:"enum",params:{allowedValues: schema20.properties.language.enum},message:"must be equal to one of the allowed values"}];
+validate20.errors = [{instancePath:instancePath+"/language",schemaPath:"#/properties/language/enum",keyword:"enum",params:{allowedValues: schema21.properties.language.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -1600,18 +1804,18 @@ const _errs6 = errors;
 if(errors === _errs6){
 if(typeof data2 === "string"){
 if(data2.length > 262144){
-validate19.errors = [{instancePath:instancePath+"/source",schemaPath:"#/properties/source/maxLength",keyword:"maxLength",params:{limit: 262144},message:"must NOT have more than 262144 characters"}];
+validate20.errors = [{instancePath:instancePath+"/source",schemaPath:"#/properties/source/maxLength",keyword:"maxLength",params:{limit: 262144},message:"must NOT have more than 262144 characters"}];
 return false;
 }
 else {
 if(data2.length < 1){
-validate19.errors = [{instancePath:instancePath+"/source",schemaPath:"#/properties/source/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate20.errors = [{instancePath:instancePath+"/source",schemaPath:"#/properties/source/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 }
 else {
-validate19.errors = [{instancePath:instancePath+"/source",schemaPath:"#/properties/source/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate20.errors = [{instancePath:instancePath+"/source",schemaPath:"#/properties/source/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1627,18 +1831,18 @@ const _errs8 = errors;
 if(errors === _errs8){
 if(typeof data3 === "string"){
 if(data3.length < 1){
-validate19.errors = [{instancePath:instancePath+"/path",schemaPath:"#/properties/path/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate20.errors = [{instancePath:instancePath+"/path",schemaPath:"#/properties/path/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
-if(!pattern0.test(data3)){
-validate19.errors = [{instancePath:instancePath+"/path",schemaPath:"#/properties/path/pattern",keyword:"pattern",params:{pattern: "\\.m?js$"},message:"must match pattern \""+"\\.m?js$"+"\""}];
+if(!pattern1.test(data3)){
+validate20.errors = [{instancePath:instancePath+"/path",schemaPath:"#/properties/path/pattern",keyword:"pattern",params:{pattern: "\\.m?js$"},message:"must match pattern \""+"\\.m?js$"+"\""}];
 return false;
 }
 }
 }
 else {
-validate19.errors = [{instancePath:instancePath+"/path",schemaPath:"#/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate20.errors = [{instancePath:instancePath+"/path",schemaPath:"#/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1654,7 +1858,7 @@ const _errs10 = errors;
 if(errors === _errs10){
 if(Array.isArray(data4)){
 if(data4.length > 64){
-validate19.errors = [{instancePath:instancePath+"/allowed_tools",schemaPath:"#/properties/allowed_tools/maxItems",keyword:"maxItems",params:{limit: 64},message:"must NOT have more than 64 items"}];
+validate20.errors = [{instancePath:instancePath+"/allowed_tools",schemaPath:"#/properties/allowed_tools/maxItems",keyword:"maxItems",params:{limit: 64},message:"must NOT have more than 64 items"}];
 return false;
 }
 else {
@@ -1666,18 +1870,18 @@ const _errs12 = errors;
 if(errors === _errs12){
 if(typeof data5 === "string"){
 if(data5.length > 128){
-validate19.errors = [{instancePath:instancePath+"/allowed_tools/" + i0,schemaPath:"#/properties/allowed_tools/items/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+validate20.errors = [{instancePath:instancePath+"/allowed_tools/" + i0,schemaPath:"#/properties/allowed_tools/items/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
 if(data5.length < 1){
-validate19.errors = [{instancePath:instancePath+"/allowed_tools/" + i0,schemaPath:"#/properties/allowed_tools/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate20.errors = [{instancePath:instancePath+"/allowed_tools/" + i0,schemaPath:"#/properties/allowed_tools/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 }
 else {
-validate19.errors = [{instancePath:instancePath+"/allowed_tools/" + i0,schemaPath:"#/properties/allowed_tools/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate20.errors = [{instancePath:instancePath+"/allowed_tools/" + i0,schemaPath:"#/properties/allowed_tools/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1698,7 +1902,7 @@ continue;
 }
 if(typeof indices0[item0] == "number"){
 j0 = indices0[item0];
-validate19.errors = [{instancePath:instancePath+"/allowed_tools",schemaPath:"#/properties/allowed_tools/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"}];
+validate20.errors = [{instancePath:instancePath+"/allowed_tools",schemaPath:"#/properties/allowed_tools/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"}];
 return false;
 break;
 }
@@ -1709,7 +1913,7 @@ indices0[item0] = i1;
 }
 }
 else {
-validate19.errors = [{instancePath:instancePath+"/allowed_tools",schemaPath:"#/properties/allowed_tools/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate20.errors = [{instancePath:instancePath+"/allowed_tools",schemaPath:"#/properties/allowed_tools/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -1727,7 +1931,7 @@ if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
 const _errs16 = errors;
 for(const key1 in data6){
 if(!(((key1 === "timeoutMs") || (key1 === "maxToolCalls")) || (key1 === "maxOutputBytes"))){
-validate19.errors = [{instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate20.errors = [{instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -1737,18 +1941,18 @@ if(data6.timeoutMs !== undefined){
 let data7 = data6.timeoutMs;
 const _errs17 = errors;
 if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
-validate19.errors = [{instancePath:instancePath+"/limits/timeoutMs",schemaPath:"#/properties/limits/properties/timeoutMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate20.errors = [{instancePath:instancePath+"/limits/timeoutMs",schemaPath:"#/properties/limits/properties/timeoutMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs17){
 if((typeof data7 == "number") && (isFinite(data7))){
 if(data7 > 600000 || isNaN(data7)){
-validate19.errors = [{instancePath:instancePath+"/limits/timeoutMs",schemaPath:"#/properties/limits/properties/timeoutMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000"}];
+validate20.errors = [{instancePath:instancePath+"/limits/timeoutMs",schemaPath:"#/properties/limits/properties/timeoutMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000"}];
 return false;
 }
 else {
 if(data7 < 1 || isNaN(data7)){
-validate19.errors = [{instancePath:instancePath+"/limits/timeoutMs",schemaPath:"#/properties/limits/properties/timeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate20.errors = [{instancePath:instancePath+"/limits/timeoutMs",schemaPath:"#/properties/limits/properties/timeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -1764,18 +1968,18 @@ if(data6.maxToolCalls !== undefined){
 let data8 = data6.maxToolCalls;
 const _errs19 = errors;
 if(!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))){
-validate19.errors = [{instancePath:instancePath+"/limits/maxToolCalls",schemaPath:"#/properties/limits/properties/maxToolCalls/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate20.errors = [{instancePath:instancePath+"/limits/maxToolCalls",schemaPath:"#/properties/limits/properties/maxToolCalls/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs19){
 if((typeof data8 == "number") && (isFinite(data8))){
 if(data8 > 10000 || isNaN(data8)){
-validate19.errors = [{instancePath:instancePath+"/limits/maxToolCalls",schemaPath:"#/properties/limits/properties/maxToolCalls/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000"}];
+validate20.errors = [{instancePath:instancePath+"/limits/maxToolCalls",schemaPath:"#/properties/limits/properties/maxToolCalls/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000"}];
 return false;
 }
 else {
 if(data8 < 0 || isNaN(data8)){
-validate19.errors = [{instancePath:instancePath+"/limits/maxToolCalls",schemaPath:"#/properties/limits/properties/maxToolCalls/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate20.errors = [{instancePath:instancePath+"/limits/maxToolCalls",schemaPath:"#/properties/limits/properties/maxToolCalls/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -1791,18 +1995,18 @@ if(data6.maxOutputBytes !== undefined){
 let data9 = data6.maxOutputBytes;
 const _errs21 = errors;
 if(!(((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9))) && (isFinite(data9)))){
-validate19.errors = [{instancePath:instancePath+"/limits/maxOutputBytes",schemaPath:"#/properties/limits/properties/maxOutputBytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate20.errors = [{instancePath:instancePath+"/limits/maxOutputBytes",schemaPath:"#/properties/limits/properties/maxOutputBytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs21){
 if((typeof data9 == "number") && (isFinite(data9))){
 if(data9 > 1048576 || isNaN(data9)){
-validate19.errors = [{instancePath:instancePath+"/limits/maxOutputBytes",schemaPath:"#/properties/limits/properties/maxOutputBytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1048576},message:"must be <= 1048576"}];
+validate20.errors = [{instancePath:instancePath+"/limits/maxOutputBytes",schemaPath:"#/properties/limits/properties/maxOutputBytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1048576},message:"must be <= 1048576"}];
 return false;
 }
 else {
 if(data9 < 1 || isNaN(data9)){
-validate19.errors = [{instancePath:instancePath+"/limits/maxOutputBytes",schemaPath:"#/properties/limits/properties/maxOutputBytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate20.errors = [{instancePath:instancePath+"/limits/maxOutputBytes",schemaPath:"#/properties/limits/properties/maxOutputBytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -1818,7 +2022,7 @@ var valid3 = true;
 }
 }
 else {
-validate19.errors = [{instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate20.errors = [{instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -1835,11 +2039,182 @@ var valid0 = true;
 }
 }
 else {
-validate19.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate20.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate19.errors = vErrors;
+validate20.errors = vErrors;
+return errors === 0;
+}
+
+export const web_fetch = validate21;
+const schema22 = {"type":"object","additionalProperties":false,"required":["url"],"properties":{"url":{"type":"string","minLength":1,"maxLength":8192,"description":"http(s) URL of the page."},"format":{"type":"string","enum":["markdown","text","html"],"description":"Rendering of an HTML page (default markdown); other text is returned as is."},"timeout":{"type":"number","exclusiveMinimum":0,"maximum":120,"description":"Seconds (default 30, max 120)."},"body_only":{"type":"boolean","description":"Main content only, without navigation and boilerplate (default false)."},"offset":{"type":"integer","minimum":0,"description":"Character offset into the rendered content (default 0): metadata.next_offset."},"max_chars":{"type":"integer","minimum":1,"maximum":100000,"description":"Characters returned (default 50000, max 100000)."}},"$id":"isoagent:web_fetch"};
+
+function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="isoagent:web_fetch" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.url === undefined) && (missing0 = "url")){
+validate21.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((((((key0 === "url") || (key0 === "format")) || (key0 === "timeout")) || (key0 === "body_only")) || (key0 === "offset")) || (key0 === "max_chars"))){
+validate21.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.url !== undefined){
+let data0 = data.url;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(data0.length > 8192){
+validate21.errors = [{instancePath:instancePath+"/url",schemaPath:"#/properties/url/maxLength",keyword:"maxLength",params:{limit: 8192},message:"must NOT have more than 8192 characters"}];
+return false;
+}
+else {
+if(data0.length < 1){
+validate21.errors = [{instancePath:instancePath+"/url",schemaPath:"#/properties/url/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+}
+else {
+validate21.errors = [{instancePath:instancePath+"/url",schemaPath:"#/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.format !== undefined){
+let data1 = data.format;
+const _errs4 = errors;
+if(typeof data1 !== "string"){
+validate21.errors = [{instancePath:instancePath+"/format",schemaPath:"#/properties/format/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!(((data1 === "markdown") || (data1 === "text")) || (data1 === "html"))){
+validate21.errors = [{instancePath:instancePath+"/format",schemaPath:"#/properties/format/enum",keyword:"enum",params:{allowedValues: schema22.properties.format.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.timeout !== undefined){
+let data2 = data.timeout;
+const _errs6 = errors;
+if(errors === _errs6){
+if((typeof data2 == "number") && (isFinite(data2))){
+if(data2 > 120 || isNaN(data2)){
+validate21.errors = [{instancePath:instancePath+"/timeout",schemaPath:"#/properties/timeout/maximum",keyword:"maximum",params:{comparison: "<=", limit: 120},message:"must be <= 120"}];
+return false;
+}
+else {
+if(data2 <= 0 || isNaN(data2)){
+validate21.errors = [{instancePath:instancePath+"/timeout",schemaPath:"#/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
+return false;
+}
+}
+}
+else {
+validate21.errors = [{instancePath:instancePath+"/timeout",schemaPath:"#/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.body_only !== undefined){
+const _errs8 = errors;
+if(typeof data.body_only !== "boolean"){
+validate21.errors = [{instancePath:instancePath+"/body_only",schemaPath:"#/properties/body_only/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.offset !== undefined){
+let data4 = data.offset;
+const _errs10 = errors;
+if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
+validate21.errors = [{instancePath:instancePath+"/offset",schemaPath:"#/properties/offset/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs10){
+if((typeof data4 == "number") && (isFinite(data4))){
+if(data4 < 0 || isNaN(data4)){
+validate21.errors = [{instancePath:instancePath+"/offset",schemaPath:"#/properties/offset/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.max_chars !== undefined){
+let data5 = data.max_chars;
+const _errs12 = errors;
+if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
+validate21.errors = [{instancePath:instancePath+"/max_chars",schemaPath:"#/properties/max_chars/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs12){
+if((typeof data5 == "number") && (isFinite(data5))){
+if(data5 > 100000 || isNaN(data5)){
+validate21.errors = [{instancePath:instancePath+"/max_chars",schemaPath:"#/properties/max_chars/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000},message:"must be <= 100000"}];
+return false;
+}
+else {
+if(data5 < 1 || isNaN(data5)){
+validate21.errors = [{instancePath:instancePath+"/max_chars",schemaPath:"#/properties/max_chars/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs12 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate21.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate21.errors = vErrors;
 return errors === 0;
 }
 

@@ -1,6 +1,8 @@
 import type { ToolSpec } from '../kernel/tool-spec.ts'
 import { builtinTools } from '../tools/builtin.ts'
 import { createGitTool } from '../tools/git/git.ts'
+import { createDownloadTool } from '../tools/download/download.ts'
+import { createWebFetchTool } from '../tools/web-fetch/web-fetch.ts'
 import { createProgramTool } from '../tools/program/program.ts'
 import { quickJsFromModule } from '../tools/program/quickjs-loader.ts'
 import type { WorkspaceServices } from '../workspace/workspace-services.ts'
@@ -23,6 +25,11 @@ export function sessionTools(workspace: WorkspaceServices, options: SessionOptio
   const loader = quickjs instanceof WebAssembly.Module ? quickJsFromModule(quickjs) : quickjs
   if (loader !== undefined) {
     factories.program = () => createProgramTool(loader) as unknown as AnyTool
+  }
+  const net = options.net
+  if (net !== undefined) {
+    factories.web_fetch = () => createWebFetchTool(net) as unknown as AnyTool
+    factories.download = () => createDownloadTool(net) as unknown as AnyTool
   }
   return builtinTools
     .filter((tool) => tool.available(workspace.capabilities))

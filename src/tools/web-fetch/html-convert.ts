@@ -1,0 +1,137 @@
+import { NodeHtmlMarkdown, type TranslatorConfigFactory } from 'node-html-markdown'
+import { parse, TextNode, type HTMLElement } from 'node-html-parser'
+
+/** What `web_fetch` renders a page as. */
+export type PageFormat = 'markdown' | 'text' | 'html'
+
+let base: URL | undefined
+
+function absolute(value: string | undefined): string | undefined {
+  if (value === undefined || value === '' || base === undefined) return value
+  if (/^\s*(javascript|vbscript|data):/i.test(value))
+    return value.startsWith('data:') ? value : undefined
+  try {
+    return new URL(value.trim(), base).href
+  } catch {
+    return value
+  }
+}
+
+function rewriting(attribute: string, inner: TranslatorConfigFactory): TranslatorConfigFactory {
+  return (ctx) => {
+    const node = ctx.node as unknown as HTMLElement
+    const next = absolute(node.getAttribute(attribute))
+    if (next === undefined) node.removeAttribute(attribute)
+    else node.setAttribute(attribute, next)
+    return inner(ctx)
+  }
+}
+
+const defaults = new NodeHtmlMarkdown()
+const converter = new NodeHtmlMarkdown(
+  { codeBlockStyle: 'fenced', maxConsecutiveNewlines: 2 },
+  {
+    a: rewriting('href', defaults.translators.get('a') as TranslatorConfigFactory),
+    img: rewriting('src', defaults.translators.get('img') as TranslatorConfigFactory),
+  },
+)
+
+const BOILERPLATE_TAGS =
+  'script, style, noscript, template, nav, header, footer, aside, form, iframe, svg, button, dialog, ' +
+  '[role=navigation], [role=banner], [role=contentinfo], [role=complementary], [role=search], [aria-hidden=true]'
+const BOILERPLATE_NAMES =
+  /(^|[\s_-])(nav|navbar|navigation|menu|sidebar|side-bar|footer|header|masthead|breadcrumbs?|cookies?|consent|banner|ads?|advert\w*|promo|social|share|sharing|related|comments?|skip-link|toc)([\s_-]|$)/i
+
+function mainContent(root: HTMLElement): HTMLElement {
+  const main = root.querySelector('main') ?? root.querySelector('[role=main]')
+  const articles = root.querySelectorAll('article')
+  const container =
+    main ??
+    (articles.length > 0
+      ? articles.reduce((a, b) => (b.textContent.length > a.textContent.length ? b : a))
+      : (root.querySelector('body') ?? root))
+  for (const el of container.querySelectorAll(BOILERPLATE_TAGS)) el.remove()
+  for (const el of container.querySelectorAll('div, section, ul, ol, p, span, table')) {
+    const names = `${el.getAttribute('class') ?? ''} ${el.getAttribute('id') ?? ''}`
+    if (BOILERPLATE_NAMES.test(names)) el.remove()
+  }
+  return container
+}
+
+function absolutizeTree(root: HTMLElement): void {
+  for (const [selector, attribute] of [
+    ['a[href]', 'href'],
+    ['img[src]', 'src'],
+  ] as const) {
+    for (const el of root.querySelectorAll(selector)) {
+      const next = absolute(el.getAttribute(attribute))
+      if (next === undefined) el.removeAttribute(attribute)
+      else el.setAttribute(attribute, next)
+    }
+  }
+}
+
+function baseOf(root: HTMLElement | undefined, html: string, pageUrl: URL): URL {
+  const href =
+    root?.querySelector('base[href]')?.getAttribute('href') ??
+    /<base\b[^>]*\bhref\s*=\s*["']?([^"'\s>]+)/i.exec(html.slice(0, 65536))?.[1]
+  if (href === undefined) return pageUrl
+  try {
+    return new URL(href, pageUrl)
+  } catch {
+    return pageUrl
+  }
+}
+
+function plainText(container: HTMLElement): string {
+  for (const cell of container.querySelectorAll('td, th')) {
+    if (cell.nextElementSibling !== null) cell.appendChild(new TextNode(' | ', cell))
+  }
+  return container.structuredText
+}
+
+/**
+ * Render an HTML page as Markdown (node-html-markdown: tables as GFM tables, fenced code
+ * blocks), plain text or HTML, links and images made absolute against the page's `<base>` or
+ * URL. With `bodyOnly`, only the main content (`<main>`, else the largest `<article>`, else
+ * `<body>`) without navigation, headers, footers, asides, forms and boilerplate blocks.
+ */
+export function convertHtml(
+  html: string,
+  pageUrl: URL,
+  format: PageFormat,
+  bodyOnly: boolean,
+): string {
+  if (format === 'markdown' && !bodyOnly) {
+    base = baseOf(undefined, html, pageUrl)
+    try {
+      return converter.translate(html)
+    } finally {
+      base = undefined
+    }
+  }
+  const root = parse(html, {
+    lowerCaseTagName: true,
+    comment: false,
+    blockTextElements: {
+      script: true,
+      noscript: true,
+      style: true,
+      ...(format === 'html' ? { pre: true } : {}),
+    },
+  })
+  base = baseOf(root, html, pageUrl)
+  try {
+    for (const el of root.querySelectorAll('script, style, noscript, template')) {
+      if (format !== 'html' || bodyOnly) el.remove()
+    }
+    const container = bodyOnly ? mainContent(root) : root
+    if (format === 'markdown')
+      return converter.translate(container.outerHTML ?? container.toString())
+    absolutizeTree(container)
+    if (format === 'html') return bodyOnly ? container.outerHTML : root.toString()
+    return plainText(bodyOnly ? container : (root.querySelector('body') ?? root))
+  } finally {
+    base = undefined
+  }
+}
