@@ -128,7 +128,7 @@ export function webFetchCases(call: CallWebFetch, server: () => TestServer): voi
 
   it('markdown keeps tables and code blocks and makes links absolute', async () => {
     const r = await call({ url: url('/docs/page.html') })
-    expect(r.exitCode).toBe(0)
+    expect(r.errorKind).toBeUndefined()
     const o = r.output
     expect(o).toContain('# Fixture title')
     expect(o).toMatch(/\| Name\s*\| Value \|/)

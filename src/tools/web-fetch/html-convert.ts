@@ -36,6 +36,22 @@ const converter = new NodeHtmlMarkdown(
   },
 )
 
+/**
+ * Run node-html-markdown's `translate`. Its perf hooks read `process.env.LOG_PERF`, a free
+ * `process` that workerd and browsers do not have: while the (synchronous) call runs, such a
+ * runtime gets a bare `{ env: {} }` in its place, removed right after, so no other code sees it.
+ */
+function translate(html: string): string {
+  const g = globalThis as { process?: unknown }
+  if (g.process !== undefined) return converter.translate(html)
+  g.process = { env: {} }
+  try {
+    return converter.translate(html)
+  } finally {
+    delete g.process
+  }
+}
+
 const BOILERPLATE_TAGS =
   'script, style, noscript, template, nav, header, footer, aside, form, iframe, svg, button, dialog, ' +
   '[role=navigation], [role=banner], [role=contentinfo], [role=complementary], [role=search], [aria-hidden=true]'
@@ -105,7 +121,7 @@ export function convertHtml(
   if (format === 'markdown' && !bodyOnly) {
     base = baseOf(undefined, html, pageUrl)
     try {
-      return converter.translate(html)
+      return translate(html)
     } finally {
       base = undefined
     }
@@ -126,8 +142,7 @@ export function convertHtml(
       if (format !== 'html' || bodyOnly) el.remove()
     }
     const container = bodyOnly ? mainContent(root) : root
-    if (format === 'markdown')
-      return converter.translate(container.outerHTML ?? container.toString())
+    if (format === 'markdown') return translate(container.outerHTML)
     absolutizeTree(container)
     if (format === 'html') return bodyOnly ? container.outerHTML : root.toString()
     return plainText(bodyOnly ? container : (root.querySelector('body') ?? root))
