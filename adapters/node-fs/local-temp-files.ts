@@ -43,7 +43,7 @@ export function localTempFiles(resolve: (path: WorkspacePath) => string): TempFi
       )
       let handle: fs.FileHandle
       try {
-        handle = await fs.open(temp, 'wx', 0o666)
+        handle = await fs.open(temp, 'wx+', 0o666)
       } catch (error) {
         throw fromErrno(error, target, 'create')
       }

@@ -33,8 +33,12 @@ export function httpStatusError(response: Response, what: string): IsoagentError
       { data: { status, retry_after_ms: after } },
     )
   }
-  if (status === 408 || status >= 500)
-    return new IsoagentError('transport', line, { data: { status } })
+  if (status === 408 || status >= 500) {
+    const after = parseRetryAfter(response.headers.get('retry-after'))
+    return new IsoagentError('transport', line, {
+      data: after === null ? { status } : { status, retry_after_ms: after },
+    })
+  }
   if (status === 404 || status === 410)
     return new IsoagentError('not_found', line, { data: { status } })
   if (status === 401 || status === 403 || status === 407)
