@@ -118,6 +118,7 @@ describe('browserWorkspace specifics (fake-indexeddb)', () => {
       'git',
       'batch',
       'program',
+      'web_fetch',
     ])
     expect(() => browserWorkspace({ name: '' })).toThrow(IsoagentError)
   })

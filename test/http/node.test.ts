@@ -43,9 +43,22 @@ const local = starter(() => {
 })
 
 httpCases('Node server, memory workspace', memory, {
-  tools: ['read', 'write', 'edit', 'patch', 'ls', 'search', 'git', 'batch', 'program'],
+  tools: ['read', 'write', 'edit', 'patch', 'ls', 'search', 'git', 'batch', 'program', 'web_fetch'],
 })
 httpCases('Node server, local disk', local, {
-  tools: ['read', 'write', 'edit', 'patch', 'ls', 'search', 'bash', 'git', 'batch', 'program'],
+  tools: [
+    'read',
+    'write',
+    'edit',
+    'patch',
+    'ls',
+    'search',
+    'bash',
+    'git',
+    'download',
+    'batch',
+    'program',
+    'web_fetch',
+  ],
 })
 fuzzCases('Node server, local disk', local)

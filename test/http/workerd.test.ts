@@ -46,12 +46,22 @@ function starter(kind: 'r2' | 's3' | 'memory') {
   }
 }
 
-const STORE_TOOLS = ['read', 'write', 'edit', 'patch', 'ls', 'search', 'batch', 'program']
+const STORE_TOOLS = [
+  'read',
+  'write',
+  'edit',
+  'patch',
+  'ls',
+  'search',
+  'batch',
+  'program',
+  'web_fetch',
+]
 
 httpCases('Worker in workerd, R2 binding', starter('r2'), { tools: STORE_TOOLS })
 httpCases('Worker in workerd, S3 settings (s3rver)', starter('s3'), { tools: STORE_TOOLS })
 httpCases('Worker in workerd, memory per session', starter('memory'), {
-  tools: ['read', 'write', 'edit', 'patch', 'ls', 'search', 'git', 'batch', 'program'],
+  tools: ['read', 'write', 'edit', 'patch', 'ls', 'search', 'git', 'batch', 'program', 'web_fetch'],
   sharedWorkspace: false,
 })
 fuzzCases('Worker in workerd, R2 binding', starter('r2'))

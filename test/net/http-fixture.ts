@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net'
 
 /** A route of the loopback test server. */
-export type Route = (req: IncomingMessage, res: ServerResponse, hit: number) => void | Promise<void>
+export type Route = (req: IncomingMessage, res: ServerResponse, hit: number) => unknown
 
 /** A throwaway HTTP server on 127.0.0.1 with per-path routes and hit counts. */
 export interface TestServer {

@@ -41,8 +41,10 @@ describe('isoagent CLI (built bin)', () => {
       'search',
       'bash',
       'git',
+      'download',
       'batch',
       'program',
+      'web_fetch',
       'Call',
     ])
     // Each tool: its first sentence, then its arguments (required ones starred) with their
