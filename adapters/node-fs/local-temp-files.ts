@@ -57,20 +57,26 @@ export function localTempFiles(resolve: (path: WorkspacePath) => string): TempFi
         await handle.close().catch(() => undefined)
       }
       const file: TempFile = {
-        async write(data, position) {
-          let done = 0
-          while (done < data.length) {
-            const { bytesWritten } = await handle.write(
-              data,
-              done,
-              data.length - done,
-              position + done,
-            )
-            done += bytesWritten
+        async write(chunks, position) {
+          let total = 0
+          for (const c of chunks) total += c.length
+          const { bytesWritten } = await handle.writev(chunks as Uint8Array[], position)
+          if (bytesWritten < total) {
+            const rest = Buffer.concat(chunks).subarray(bytesWritten)
+            let done = 0
+            while (done < rest.length) {
+              const r = await handle.write(
+                rest,
+                done,
+                rest.length - done,
+                position + bytesWritten + done,
+              )
+              done += r.bytesWritten
+            }
           }
           if (position === hashed) {
-            hash.update(data)
-            hashed += data.length
+            for (const c of chunks) hash.update(c)
+            hashed += total
           }
         },
         async sha256(length) {

@@ -1,6 +1,7 @@
 import { lookup as systemLookup } from 'node:dns/promises'
 import type { LookupFunction } from 'node:net'
-import { Agent, fetch as undiciFetch } from 'undici'
+import { Readable } from 'node:stream'
+import { Agent, request as undiciRequest } from 'undici'
 import {
   checkResolvedAddresses,
   hostAllowed,
@@ -49,6 +50,51 @@ export function pinnedLookup(resolve: NetResolver, trusted: boolean): LookupFunc
   }
 }
 
+const NULL_BODY = new Set([101, 103, 204, 205, 304])
+
+/**
+ * A Web stream over a Node stream, paused while the reader is behind. (Node 20's
+ * `Readable.toWeb` throws an uncaught "Controller is already closed" when a reader cancels
+ * while data is still arriving.)
+ */
+function webBody(stream: Readable): ReadableStream<Uint8Array> {
+  let settled = false
+  return new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        stream.on('data', (chunk: Buffer) => {
+          if (settled) return
+          controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength))
+          if ((controller.desiredSize ?? 0) <= 0) stream.pause()
+        })
+        stream.once('end', () => {
+          if (settled) return
+          settled = true
+          controller.close()
+        })
+        stream.once('error', (error) => {
+          if (settled) return
+          settled = true
+          controller.error(error)
+        })
+        stream.once('close', () => {
+          if (settled) return
+          settled = true
+          controller.error(new Error('the response body closed before its end'))
+        })
+      },
+      pull() {
+        stream.resume()
+      },
+      cancel() {
+        settled = true
+        stream.destroy()
+      },
+    },
+    { highWaterMark: 8 },
+  )
+}
+
 interface AgentPair {
   checking: Agent
   trusting: Agent
@@ -82,14 +128,26 @@ export const nodeHttpTransport: HttpTransport = {
     const dispatcher = hostAllowed(request.url, request.net.allowHosts)
       ? pair.trusting
       : pair.checking
-    const response = await undiciFetch(request.url.href, {
-      method: request.method,
-      headers: [...request.headers],
+    // undici's request (Node streams, then one Web stream over them) moves bytes at about twice
+    // the speed of its fetch's body stream, and follows no redirect either.
+    const answer = await undiciRequest(request.url, {
+      method: request.method as 'GET',
+      headers: Object.fromEntries(request.headers),
       body: request.body ?? null,
-      redirect: 'manual',
       signal: request.signal ?? null,
       dispatcher,
     })
-    return response as unknown as Response
+    const headers = new Headers()
+    for (const [name, value] of Object.entries(answer.headers)) {
+      if (value === undefined) continue
+      for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v)
+    }
+    const status = answer.statusCode
+    if (NULL_BODY.has(status) || request.method === 'HEAD') {
+      answer.body.resume()
+      return new Response(null, { status, headers })
+    }
+    const body = webBody(answer.body)
+    return new Response(body, { status, headers })
   },
 }

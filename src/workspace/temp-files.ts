@@ -6,8 +6,8 @@ import type { WorkspacePath } from './workspace-path.ts'
  * target until {@link TempFile.promote}; {@link TempFile.discard} leaves nothing behind.
  */
 export interface TempFile {
-  /** Write `data` at byte `position`. */
-  write(data: Uint8Array, position: number): Promise<void>
+  /** Write `chunks`, one after the other, from byte `position` (one `pwritev` on disk). */
+  write(chunks: readonly Uint8Array[], position: number): Promise<void>
   /**
    * SHA-256 (lower-case hex) of the file's bytes from 0 to `length`. The backend hashes bytes
    * written in order as they arrive and reads back only what came out of order.

@@ -124,7 +124,13 @@ function progress(job: Job): void {
   )
 }
 
-/** Stream `body` into `file` from `position`; `limit` is the most bytes this body may give. */
+/** Bytes gathered before one write to the temp file. */
+const WRITE_BATCH_BYTES = 1024 * 1024
+
+/**
+ * Stream `body` into `file` from `position`, in writes of about 1 MiB; `limit` is the most bytes
+ * this body may give. `done.bytes` counts the bytes written so far, also when it fails.
+ */
 async function pump(
   job: Job,
   body: ReadableStream<Uint8Array> | null,
@@ -135,34 +141,45 @@ async function pump(
 ): Promise<void> {
   if (body === null) return
   const reader = body.getReader()
+  let batch: Uint8Array[] = []
+  let batched = 0
+  const flush = async () => {
+    if (batched === 0) return
+    const chunks = batch
+    const size = batched
+    batch = []
+    batched = 0
+    await file.write(chunks, position + done.bytes)
+    done.bytes += size
+  }
   try {
     for (;;) {
       const { done: end, value } = await reader.read()
-      if (end) return
-      if (limit !== undefined && done.bytes + value.length > limit)
+      if (end) break
+      if (limit !== undefined && done.bytes + batched + value.length > limit)
         throw fatal(`the server sent more bytes than it declared (${limit})`)
       if (job.received + value.length > job.maxBytes)
         throw new IsoagentError(
           'too_large',
           `the download is larger than max_bytes (${job.maxBytes})`,
-          {
-            data: { max_bytes: job.maxBytes },
-          },
+          { data: { max_bytes: job.maxBytes } },
         )
-      await file.write(value, position + done.bytes)
-      done.bytes += value.length
       job.received += value.length
       progress(job)
+      batch.push(value)
+      batched += value.length
+      if (batched >= WRITE_BATCH_BYTES) await flush()
     }
+    await flush()
   } catch (error) {
     await reader.cancel().catch(() => undefined)
+    if (!IsoagentError.is(error, 'too_large') && error instanceof Error && !IsoagentError.is(error))
+      await flush().catch(() => undefined)
     if (IsoagentError.is(error) || job.signal.aborted) throw error
     throw new IsoagentError(
       'transport',
       `the response body broke off: ${String((error as Error).message ?? error)}`,
-      {
-        cause: error,
-      },
+      { cause: error },
     )
   } finally {
     reader.releaseLock()
