@@ -109,9 +109,9 @@ async function main() {
     let peakGrowth = 0
     const ours = async (args: Record<string, unknown>) => {
       global.gc?.()
-      const base = process.memoryUsage().rss
+      const base = process.memoryUsage.rss()
       const sampler = setInterval(() => {
-        peakGrowth = Math.max(peakGrowth, process.memoryUsage().rss - base)
+        peakGrowth = Math.max(peakGrowth, process.memoryUsage.rss() - base)
       }, 20)
       const t = performance.now()
       const r = await session.tool('download', {
@@ -122,7 +122,7 @@ async function main() {
       })
       const ms = performance.now() - t
       clearInterval(sampler)
-      peakGrowth = Math.max(peakGrowth, process.memoryUsage().rss - base)
+      peakGrowth = Math.max(peakGrowth, process.memoryUsage.rss() - base)
       if (r.exitCode !== 0) throw new Error(`download failed: ${r.output}`)
       if (r.metadata?.sha256 !== digest) throw new Error('download: wrong sha256')
       return { ms, strategy: String(r.metadata?.strategy) }

@@ -1,5 +1,5 @@
 import { NodeHtmlMarkdown, type TranslatorConfigFactory } from 'node-html-markdown'
-import { parse, TextNode, type HTMLElement } from 'node-html-parser'
+import { HTMLElement, parse, TextNode } from 'node-html-parser'
 
 /** What `web_fetch` renders a page as. */
 export type PageFormat = 'markdown' | 'text' | 'html'
@@ -106,6 +106,100 @@ function plainText(container: HTMLElement): string {
   return container.structuredText
 }
 
+/** HTML converted by one `translate` call, at most (about). */
+const CHUNK_CHARS = 32 * 1024
+const CONTAINERS = new Set([
+  'html',
+  'body',
+  'main',
+  'div',
+  'section',
+  'article',
+  'header',
+  'footer',
+  'aside',
+  'nav',
+])
+const BLOCKS = new Set([
+  ...CONTAINERS,
+  'p',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'table',
+  'pre',
+  'ul',
+  'ol',
+  'dl',
+  'blockquote',
+  'hr',
+  'figure',
+  'form',
+  'fieldset',
+  'details',
+  'address',
+])
+
+/**
+ * The pieces of `node` to convert one at a time: node-html-markdown appends to one growing string
+ * and reads its end after every append, which costs time quadratic in the output (2 MB of HTML
+ * took minutes). Containers larger than a chunk are split into their children, a run of inline
+ * content stays in one piece, and pieces are grouped into chunks of about 32 KiB.
+ */
+function chunks(node: HTMLElement): string[] {
+  const out: string[] = []
+  let current = ''
+  let inline = ''
+  const push = (html: string) => {
+    if (current.length + html.length > CHUNK_CHARS && current !== '') {
+      out.push(current)
+      current = ''
+    }
+    current += html
+  }
+  const flushInline = () => {
+    if (inline !== '') push(`<p>${inline}</p>`)
+    inline = ''
+  }
+  const walk = (el: HTMLElement) => {
+    for (const child of el.childNodes) {
+      const tag = child instanceof HTMLElement ? child.rawTagName?.toLowerCase() : undefined
+      if (tag === undefined || !BLOCKS.has(tag)) {
+        inline += child.toString()
+        continue
+      }
+      flushInline()
+      const html = child.toString()
+      if (html.length > CHUNK_CHARS && CONTAINERS.has(tag)) {
+        if (current !== '') {
+          out.push(current)
+          current = ''
+        }
+        walk(child as HTMLElement)
+        flushInline()
+        if (current !== '') {
+          out.push(current)
+          current = ''
+        }
+      } else push(html)
+    }
+  }
+  walk(node)
+  flushInline()
+  if (current !== '') out.push(current)
+  return out
+}
+
+function markdownOf(container: HTMLElement): string {
+  const parts = chunks(container)
+    .map((html) => translate(html).trim())
+    .filter((m) => m !== '')
+  return parts.join('\n\n')
+}
+
 /**
  * Render an HTML page as Markdown (node-html-markdown: tables as GFM tables, fenced code
  * blocks), plain text or HTML, links and images made absolute against the page's `<base>` or
@@ -118,14 +212,6 @@ export function convertHtml(
   format: PageFormat,
   bodyOnly: boolean,
 ): string {
-  if (format === 'markdown' && !bodyOnly) {
-    base = baseOf(undefined, html, pageUrl)
-    try {
-      return translate(html)
-    } finally {
-      base = undefined
-    }
-  }
   const root = parse(html, {
     lowerCaseTagName: true,
     comment: false,
@@ -141,11 +227,11 @@ export function convertHtml(
     for (const el of root.querySelectorAll('script, style, noscript, template')) {
       if (format !== 'html' || bodyOnly) el.remove()
     }
-    const container = bodyOnly ? mainContent(root) : root
-    if (format === 'markdown') return translate(container.outerHTML)
+    const container = bodyOnly ? mainContent(root) : (root.querySelector('body') ?? root)
+    if (format === 'markdown') return markdownOf(container)
     absolutizeTree(container)
     if (format === 'html') return bodyOnly ? container.outerHTML : root.toString()
-    return plainText(bodyOnly ? container : (root.querySelector('body') ?? root))
+    return plainText(container)
   } finally {
     base = undefined
   }
