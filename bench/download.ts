@@ -118,6 +118,7 @@ async function main() {
         url,
         file_path: 'ours.bin',
         overwrite: true,
+        max_bytes: 8 * 1024 * MiB,
         ...args,
       })
       const ms = performance.now() - t

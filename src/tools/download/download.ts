@@ -143,20 +143,28 @@ async function pump(
   const reader = body.getReader()
   let batch: Uint8Array[] = []
   let batched = 0
+  let queued = 0
+  // One write in flight while the next batch is read: the socket keeps flowing during the write.
+  let writing: Promise<void> = Promise.resolve()
   const flush = async () => {
     if (batched === 0) return
     const chunks = batch
     const size = batched
     batch = []
     batched = 0
-    await file.write(chunks, position + done.bytes)
-    done.bytes += size
+    await writing
+    const at = position + queued
+    queued += size
+    writing = file.write(chunks, at).then(() => {
+      done.bytes += size
+    })
+    writing.catch(() => undefined)
   }
   try {
     for (;;) {
       const { done: end, value } = await reader.read()
       if (end) break
-      if (limit !== undefined && done.bytes + batched + value.length > limit)
+      if (limit !== undefined && queued + batched + value.length > limit)
         throw fatal(`the server sent more bytes than it declared (${limit})`)
       if (job.received + value.length > job.maxBytes)
         throw new IsoagentError(
@@ -171,10 +179,11 @@ async function pump(
       if (batched >= WRITE_BATCH_BYTES) await flush()
     }
     await flush()
+    await writing
   } catch (error) {
     await reader.cancel().catch(() => undefined)
-    if (!IsoagentError.is(error, 'too_large') && error instanceof Error && !IsoagentError.is(error))
-      await flush().catch(() => undefined)
+    if (!IsoagentError.is(error)) await flush().catch(() => undefined)
+    await writing.catch(() => undefined)
     if (IsoagentError.is(error) || job.signal.aborted) throw error
     throw new IsoagentError(
       'transport',
