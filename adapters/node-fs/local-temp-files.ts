@@ -1,4 +1,3 @@
-import { createHash, randomBytes } from 'node:crypto'
 import * as fs from 'node:fs/promises'
 import * as nodePath from 'node:path'
 import { IsoagentError } from '../../src/errors.ts'
@@ -37,6 +36,8 @@ export function localTempFiles(resolve: (path: WorkspacePath) => string): TempFi
       } catch (error) {
         throw fromErrno(error, WorkspacePath.parent(target), 'mkdir')
       }
+      // node:crypto loads on first use: the CLI's start-up never pays for it.
+      const { createHash, randomBytes } = await import('node:crypto')
       const temp = nodePath.join(
         dir,
         `.${nodePath.basename(real)}.${randomBytes(6).toString('hex')}.isoagent-download`,

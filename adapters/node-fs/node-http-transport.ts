@@ -1,7 +1,6 @@
-import { lookup as systemLookup } from 'node:dns/promises'
 import type { LookupFunction } from 'node:net'
-import { Readable } from 'node:stream'
-import { Agent, request as undiciRequest } from 'undici'
+import type { Readable } from 'node:stream'
+import type { Agent } from 'undici'
 import {
   checkResolvedAddresses,
   hostAllowed,
@@ -10,8 +9,10 @@ import {
 } from '../../src/index.ts'
 
 /** The system resolver (`getaddrinfo`), every answer in the order it gave them. */
-export const systemResolver: NetResolver = async (hostname) =>
-  (await systemLookup(hostname, { all: true, verbatim: true })).map((a) => a.address)
+export const systemResolver: NetResolver = async (hostname) => {
+  const { lookup } = await import('node:dns/promises')
+  return (await lookup(hostname, { all: true, verbatim: true })).map((a) => a.address)
+}
 
 /**
  * A `net.connect` lookup that resolves with `resolve`, refuses answers holding any non-public
@@ -102,7 +103,11 @@ interface AgentPair {
 
 const agents = new WeakMap<NetResolver, AgentPair>()
 
-function agentsFor(resolve: NetResolver): AgentPair {
+// undici loads at the first request: importing isoagent/node (the CLI) does not pay for it.
+let undici: Promise<typeof import('undici')> | undefined
+
+async function agentsFor(resolve: NetResolver): Promise<AgentPair> {
+  const { Agent } = await (undici ??= import('undici'))
   let pair = agents.get(resolve)
   if (pair === undefined) {
     pair = {
@@ -124,7 +129,8 @@ function agentsFor(resolve: NetResolver): AgentPair {
 export const nodeHttpTransport: HttpTransport = {
   addressCheck: 'resolved',
   async fetch(request) {
-    const pair = agentsFor(request.net.resolve ?? systemResolver)
+    const pair = await agentsFor(request.net.resolve ?? systemResolver)
+    const { request: undiciRequest } = await (undici ??= import('undici'))
     const dispatcher = hostAllowed(request.url, request.net.allowHosts)
       ? pair.trusting
       : pair.checking

@@ -103,7 +103,7 @@ describe('isoagent CLI (built bin)', () => {
     const unknown = cli('call', 'frob', '{}', '-w', dir)
     expect(unknown).toMatchObject({ code: 2, stdout: '' })
     expect(unknown.stderr).toBe(
-      'isoagent: unknown tool "frob"; this workspace offers: read, write, edit, patch, ls, search, bash, git, batch, program\n',
+      'isoagent: unknown tool "frob"; this workspace offers: read, write, edit, patch, ls, search, bash, git, download, batch, program, web_fetch\n',
     )
     expect(cli('tools', '-w', join(dir, 'missing')).code).toBe(2)
     expect(cli().code).toBe(2)
