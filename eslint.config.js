@@ -60,6 +60,21 @@ const partBoundaries = {
   },
 }
 
+const NODE_BUILTINS = [
+  'fs',
+  'path',
+  'os',
+  'child_process',
+  'crypto',
+  'stream',
+  'buffer',
+  'util',
+  'url',
+  'http',
+  'https',
+  'net',
+]
+
 export default tseslint.config(
   {
     ignores: [
@@ -101,23 +116,18 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         {
-          paths: [
-            'fs',
-            'path',
-            'os',
-            'child_process',
-            'crypto',
-            'stream',
-            'buffer',
-            'util',
-            'url',
-            'http',
-            'https',
-            'net',
-          ].map((name) => ({ name, message: 'src/ is Web-standard only: no Node built-ins.' })),
+          // `paths` match a module name exactly; `patterns` with a slash are anchored, so
+          // `net/*` catches `net/x` while a relative `../net/...` import passes.
+          paths: NODE_BUILTINS.map((name) => ({
+            name,
+            message: 'src/ is Web-standard only: no Node built-ins.',
+          })),
           patterns: [
             { group: ['node:*'], message: 'src/ is Web-standard only: no node:* imports.' },
-            { group: ['fs/*'], message: 'src/ is Web-standard only: no Node built-ins.' },
+            {
+              group: NODE_BUILTINS.map((name) => `${name}/*`),
+              message: 'src/ is Web-standard only: no Node built-ins.',
+            },
           ],
         },
       ],

@@ -1,3 +1,4 @@
+import { localTempFiles } from './local-temp-files.ts'
 import { realpathSync, statSync } from 'node:fs'
 import * as fs from 'node:fs/promises'
 import { availableParallelism } from 'node:os'
@@ -160,6 +161,7 @@ export function localWorkspace(
     descriptor: { kind: 'local', root: realRoot },
     shell,
     gitFs: localGitBackend(realRoot, options.git ?? 'auto'),
+    tempFiles: localTempFiles(resolve),
     ...(scanner ? { scanner } : {}),
     async close() {
       await scanner?.close()

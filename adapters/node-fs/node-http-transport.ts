@@ -1,6 +1,6 @@
-import { lookup as systemLookup } from 'node:dns/promises'
 import type { LookupFunction } from 'node:net'
-import { Agent, fetch as undiciFetch } from 'undici'
+import type { Readable } from 'node:stream'
+import type { Agent } from 'undici'
 import {
   checkResolvedAddresses,
   hostAllowed,
@@ -9,8 +9,10 @@ import {
 } from '../../src/index.ts'
 
 /** The system resolver (`getaddrinfo`), every answer in the order it gave them. */
-export const systemResolver: NetResolver = async (hostname) =>
-  (await systemLookup(hostname, { all: true, verbatim: true })).map((a) => a.address)
+export const systemResolver: NetResolver = async (hostname) => {
+  const { lookup } = await import('node:dns/promises')
+  return (await lookup(hostname, { all: true, verbatim: true })).map((a) => a.address)
+}
 
 /**
  * A `net.connect` lookup that resolves with `resolve`, refuses answers holding any non-public
@@ -49,6 +51,51 @@ export function pinnedLookup(resolve: NetResolver, trusted: boolean): LookupFunc
   }
 }
 
+const NULL_BODY = new Set([101, 103, 204, 205, 304])
+
+/**
+ * A Web stream over a Node stream, paused while the reader is behind. (Node 20's
+ * `Readable.toWeb` throws an uncaught "Controller is already closed" when a reader cancels
+ * while data is still arriving.)
+ */
+function webBody(stream: Readable): ReadableStream<Uint8Array> {
+  let settled = false
+  return new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        stream.on('data', (chunk: Buffer) => {
+          if (settled) return
+          controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength))
+          if ((controller.desiredSize ?? 0) <= 0) stream.pause()
+        })
+        stream.once('end', () => {
+          if (settled) return
+          settled = true
+          controller.close()
+        })
+        stream.once('error', (error) => {
+          if (settled) return
+          settled = true
+          controller.error(error)
+        })
+        stream.once('close', () => {
+          if (settled) return
+          settled = true
+          controller.error(new Error('the response body closed before its end'))
+        })
+      },
+      pull() {
+        stream.resume()
+      },
+      cancel() {
+        settled = true
+        stream.destroy()
+      },
+    },
+    { highWaterMark: 8 },
+  )
+}
+
 interface AgentPair {
   checking: Agent
   trusting: Agent
@@ -56,7 +103,11 @@ interface AgentPair {
 
 const agents = new WeakMap<NetResolver, AgentPair>()
 
-function agentsFor(resolve: NetResolver): AgentPair {
+// undici loads at the first request: importing isoagent/node (the CLI) does not pay for it.
+let undici: Promise<typeof import('undici')> | undefined
+
+async function agentsFor(resolve: NetResolver): Promise<AgentPair> {
+  const { Agent } = await (undici ??= import('undici'))
   let pair = agents.get(resolve)
   if (pair === undefined) {
     pair = {
@@ -78,18 +129,31 @@ function agentsFor(resolve: NetResolver): AgentPair {
 export const nodeHttpTransport: HttpTransport = {
   addressCheck: 'resolved',
   async fetch(request) {
-    const pair = agentsFor(request.net.resolve ?? systemResolver)
+    const pair = await agentsFor(request.net.resolve ?? systemResolver)
+    const { request: undiciRequest } = await (undici ??= import('undici'))
     const dispatcher = hostAllowed(request.url, request.net.allowHosts)
       ? pair.trusting
       : pair.checking
-    const response = await undiciFetch(request.url.href, {
-      method: request.method,
-      headers: [...request.headers],
+    // undici's request (Node streams, then one Web stream over them) moves bytes at about twice
+    // the speed of its fetch's body stream, and follows no redirect either.
+    const answer = await undiciRequest(request.url, {
+      method: request.method as 'GET',
+      headers: Object.fromEntries(request.headers),
       body: request.body ?? null,
-      redirect: 'manual',
       signal: request.signal ?? null,
       dispatcher,
     })
-    return response as unknown as Response
+    const headers = new Headers()
+    for (const [name, value] of Object.entries(answer.headers)) {
+      if (value === undefined) continue
+      for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v)
+    }
+    const status = answer.statusCode
+    if (NULL_BODY.has(status) || request.method === 'HEAD') {
+      answer.body.resume()
+      return new Response(null, { status, headers })
+    }
+    const body = webBody(answer.body)
+    return new Response(body, { status, headers })
   },
 }

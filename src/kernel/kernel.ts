@@ -343,7 +343,7 @@ export class Kernel {
               type: 'confirmation_required',
               ...base,
               confirmationId: pending.id,
-              args: request.args,
+              args: eventArgs(tool, request.args),
               ...(mustConfirm !== undefined ? { reason: mustConfirm } : {}),
               timestamp: Date.now(),
             }),
@@ -459,7 +459,12 @@ export class Kernel {
       const changes = !tool.scheduling.read_only && !CONTAINERS.has(name)
       if (changes) this.carryover.clear()
       if (this.events.hasSubscribers)
-        this.events.emit({ type: 'tool_start', ...base, args: request.args, timestamp: Date.now() })
+        this.events.emit({
+          type: 'tool_start',
+          ...base,
+          args: eventArgs(tool, request.args),
+          timestamp: Date.now(),
+        })
       const frame: CallFrame = {
         id,
         name,
@@ -653,6 +658,16 @@ function childOrigin(parentOrigin: Origin, parentName: string): Origin {
     return 'host_direct_nested'
   }
   return 'nested'
+}
+
+/** A call's arguments as events show them (a tool may hide parts, e.g. signed URLs). */
+function eventArgs(tool: ToolSpec<Record<string, unknown>>, args: unknown): unknown {
+  if (tool.redactArgs === undefined || typeof args !== 'object' || args === null) return args
+  try {
+    return tool.redactArgs(args as Record<string, unknown>)
+  } catch {
+    return args
+  }
 }
 
 function validateTimeouts(value: KernelOptions['toolTimeoutMs']): void {

@@ -81,6 +81,8 @@ export interface ToolSpec<Args = never> {
   ownDeadlineMs?(args: Args): number | undefined
   /** Let go of what the tool holds for its session (a shared browser, ...); on session close. */
   close?(): Promise<void>
+  /** The arguments as session events show them, for tools whose arguments may carry secrets. */
+  redactArgs?(args: Args): Args
   /** Run with schema-valid `args`; may throw `IsoagentError`, which the kernel types. */
   run(args: Args, context: ToolContext): Promise<ToolResult>
 }

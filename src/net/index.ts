@@ -22,3 +22,10 @@ export {
   urlHost,
   MAX_URL_LENGTH,
 } from './url-rules.ts'
+export {
+  httpStatusError,
+  parseRetryAfter,
+  readCapped,
+  withDeadline,
+  MAX_RETRY_AFTER_MS,
+} from './http-failure.ts'

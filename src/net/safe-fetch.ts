@@ -106,8 +106,32 @@ async function send(
   try {
     return await transport.fetch(request)
   } catch (error) {
+    // A pooled keep-alive connection the server closed meanwhile: one new attempt, GET/HEAD only.
+    if (
+      (request.method === 'GET' || request.method === 'HEAD') &&
+      staleConnection(error) &&
+      request.signal?.aborted !== true
+    ) {
+      try {
+        return await transport.fetch(request)
+      } catch (again) {
+        throw typedFetchError(again, request.url, request.signal)
+      }
+    }
     throw typedFetchError(error, request.url, request.signal)
   }
+}
+
+const STALE_CODES = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE'])
+
+function staleConnection(error: unknown): boolean {
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 8; depth++) {
+    if (IsoagentError.is(e)) return false
+    const code = (e as { code?: unknown }).code
+    if (typeof code === 'string' && STALE_CODES.has(code)) return true
+    e = e.cause
+  }
+  return false
 }
 
 /** The `IsoagentError` for an error a transport rejected with. */

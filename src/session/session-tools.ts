@@ -3,6 +3,8 @@ import type { LanguageModel } from '../llm/language-model.ts'
 import { builtinTools } from '../tools/builtin.ts'
 import { createGenerateObjectTool } from '../tools/generate-object/generate-object.ts'
 import { createGitTool } from '../tools/git/git.ts'
+import { createDownloadTool } from '../tools/download/download.ts'
+import { createWebFetchTool } from '../tools/web-fetch/web-fetch.ts'
 import { createProgramTool } from '../tools/program/program.ts'
 import { quickJsFromModule } from '../tools/program/quickjs-loader.ts'
 import { createWebSearchTool } from '../tools/web-search/web-search.ts'
@@ -41,6 +43,11 @@ export function sessionTools(
   const loader = quickjs instanceof WebAssembly.Module ? quickJsFromModule(quickjs) : quickjs
   if (loader !== undefined) {
     factories.program = () => createProgramTool(loader) as unknown as AnyTool
+  }
+  const net = options.net
+  if (net !== undefined) {
+    factories.web_fetch = () => createWebFetchTool(net) as unknown as AnyTool
+    factories.download = () => createDownloadTool(net) as unknown as AnyTool
   }
   factories.web_search = () =>
     createWebSearchTool(

@@ -1,5 +1,6 @@
 import { bashTool } from './bash/bash.ts'
 import { batchTool } from './batch.ts'
+import { downloadTool } from './download/download.ts'
 import { editTool } from './edit.ts'
 import { GENERATE_OBJECT, generateObjectParameters } from './generate-object/generate-object.ts'
 import { gitTool } from './git/git.ts'
@@ -9,6 +10,7 @@ import { programTool } from './program/program.ts'
 import { readTool } from './read.ts'
 import { searchTool } from './search/search.ts'
 import type { JsonSchema, ToolSpec } from '../kernel/tool-spec.ts'
+import { webFetchTool } from './web-fetch/web-fetch.ts'
 import { webSearchTool } from './web-search/web-search.ts'
 import { writeTool } from './write.ts'
 
@@ -22,6 +24,8 @@ export const builtinTools = [
   searchTool,
   bashTool,
   gitTool,
+  downloadTool,
+  webFetchTool,
   webSearchTool,
   batchTool,
   programTool,

@@ -1,6 +1,7 @@
 import type { WorkspaceCapabilities } from './capabilities.ts'
 import type { FileScanner } from './file-scanner.ts'
 import type { Shell } from './shell.ts'
+import type { TempFiles } from './temp-files.ts'
 import type { GitBackend } from './git-backend.ts'
 import type { WorkspacePath } from './workspace-path.ts'
 
@@ -162,6 +163,11 @@ export interface WorkspaceServices {
    * `memchr`); without one, `Uint8Array.prototype.indexOf`. It must give the same answers.
    */
   readonly byteIndex?: ByteIndex
+  /**
+   * Temp files written in place beside a target and promoted atomically (`download`); present
+   * on workspaces with a writable `capabilities.localRoot`.
+   */
+  readonly tempFiles?: TempFiles
   /** Release backend resources. */
   close?(): Promise<void>
 }

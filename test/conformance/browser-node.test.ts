@@ -119,6 +119,7 @@ describe('browserWorkspace specifics (fake-indexeddb)', () => {
       'web_search',
       'batch',
       'program',
+      'web_fetch',
     ])
     expect(() => browserWorkspace({ name: '' })).toThrow(IsoagentError)
   })

@@ -41,6 +41,8 @@ describe('isoagent CLI (built bin)', () => {
       'search',
       'bash',
       'git',
+      'download',
+      'web_fetch',
       'web_search',
       'batch',
       'program',
@@ -102,7 +104,7 @@ describe('isoagent CLI (built bin)', () => {
     const unknown = cli('call', 'frob', '{}', '-w', dir)
     expect(unknown).toMatchObject({ code: 2, stdout: '' })
     expect(unknown.stderr).toBe(
-      'isoagent: unknown tool "frob"; this workspace offers: read, write, edit, patch, ls, search, bash, git, web_search, batch, program\n',
+      'isoagent: unknown tool "frob"; this workspace offers: read, write, edit, patch, ls, search, bash, git, download, web_fetch, web_search, batch, program\n',
     )
     expect(cli('tools', '-w', join(dir, 'missing')).code).toBe(2)
     expect(cli().code).toBe(2)

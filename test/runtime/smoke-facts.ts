@@ -27,6 +27,7 @@ export function expectKeyFacts(record: SmokeRecord): void {
     'web_search',
     'batch',
     'program',
+    'web_fetch',
   ])
 
   // read: CRLF line endings are not shown in the output; the BOM is not part of line 1.

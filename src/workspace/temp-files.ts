@@ -1,0 +1,37 @@
+import type { WorkspacePath } from './workspace-path.ts'
+
+/**
+ * A new file being written beside its target, for content too large to hold in memory
+ * (`download`). Writes at disjoint positions may run at once. Nothing of it is visible at the
+ * target until {@link TempFile.promote}; {@link TempFile.discard} leaves nothing behind.
+ */
+export interface TempFile {
+  /** Write `chunks`, one after the other, from byte `position` (one `pwritev` on disk). */
+  write(chunks: readonly Uint8Array[], position: number): Promise<void>
+  /**
+   * SHA-256 (lower-case hex) of the file's bytes from 0 to `length`. The backend hashes bytes
+   * written in order as they arrive and reads back only what came out of order.
+   */
+  sha256(length: number): Promise<string>
+  /** Flush the content to stable storage (fsync). */
+  sync(): Promise<void>
+  /**
+   * Move the file onto its target in one step and close it. Without `overwrite` an existing
+   * target is never replaced (`already_exists`); a directory there fails (`is_directory`).
+   */
+  promote(options: { overwrite: boolean }): Promise<{ overwritten: boolean }>
+  /** Close and delete the file; idempotent, never rejects. */
+  discard(): Promise<void>
+}
+
+/**
+ * Temp files beside workspace paths: an optional service of workspaces on a local disk
+ * (`capabilities.localRoot`), implemented by the node-fs adapter.
+ */
+export interface TempFiles {
+  /**
+   * Create an empty temp file in `target`'s directory (made if missing), contained like every
+   * workspace path. Rejects with `is_directory` when `target` is a directory.
+   */
+  create(target: WorkspacePath): Promise<TempFile>
+}
