@@ -75,7 +75,13 @@ describe('task', () => {
     expect(results.every((r) => r.steps === 2 && r.status === 'completed')).toBe(true)
     expect(result.output).toContain('=== [7] t7 · explore (completed, 2 steps) ===')
     const child = model.requests.find((r) => taskOf(r) === 't0')!
-    expect(child.tools!.map((t) => t.name)).toEqual(['read', 'ls', 'search'])
+    expect(child.tools!.map((t) => t.name)).toEqual([
+      'read',
+      'ls',
+      'search',
+      'web_fetch',
+      'web_search',
+    ])
     expect(session.activeTools()).toEqual([])
   })
 
@@ -84,7 +90,14 @@ describe('task', () => {
     const session = await Agent.create({ model }).session(memoryWorkspace(files))
     await session.tasks([{ ...explore('t0'), agent: 'verification' }])
     const child = model.requests.find((r) => taskOf(r) === 't0')!
-    expect(child.tools!.map((t) => t.name)).toEqual(['read', 'ls', 'search', 'git'])
+    expect(child.tools!.map((t) => t.name)).toEqual([
+      'read',
+      'ls',
+      'search',
+      'git',
+      'web_fetch',
+      'web_search',
+    ])
   })
 
   it('runs general tasks one after another', async () => {

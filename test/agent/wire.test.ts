@@ -261,7 +261,8 @@ for (const protocol of PROTOCOLS) {
       expect(task).toMatchObject({ toolName: 'task', exitCode: 0 })
       expect(task.output).toContain('=== [1] two · explore (completed, 1 steps) ===')
       const children = fake.requests.slice(1, 3)
-      for (const child of children) expect(toolNames(child.body)).toEqual(['read', 'ls', 'search'])
+      for (const child of children)
+        expect(toolNames(child.body)).toEqual(['read', 'ls', 'search', 'web_fetch', 'web_search'])
       const outcome = await session.task({ agent: 'explore', description: 'x', prompt: 'y' })
       // The script is used up: the fake answers 500s, the provider retries, the task fails typed.
       expect(outcome).toMatchObject({ exitCode: 1 })

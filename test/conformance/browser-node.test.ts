@@ -116,10 +116,10 @@ describe('browserWorkspace specifics (fake-indexeddb)', () => {
       'ls',
       'search',
       'git',
+      'web_fetch',
       'web_search',
       'batch',
       'program',
-      'web_fetch',
     ])
     expect(() => browserWorkspace({ name: '' })).toThrow(IsoagentError)
   })

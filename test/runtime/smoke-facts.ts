@@ -24,10 +24,10 @@ export function expectKeyFacts(record: SmokeRecord): void {
     'ls',
     'search',
     'git',
+    'web_fetch',
     'web_search',
     'batch',
     'program',
-    'web_fetch',
   ])
 
   // read: CRLF line endings are not shown in the output; the BOM is not part of line 1.
