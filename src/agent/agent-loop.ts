@@ -37,6 +37,8 @@ export interface LoopConfig {
     options: { signal: AbortSignal; onOutput: (delta: string) => void },
   ): Promise<ToolResult>
   scheduling(name: string): ToolScheduling | undefined
+  /** A call's arguments as events may show them (the tool's own redaction); default as given. */
+  eventArgs?(name: string, args: unknown): unknown
   /** The conversation so far, ending with the new user message; the run appends to it. */
   messages: ModelMessage[]
   system?: string
@@ -129,7 +131,13 @@ export async function runAgentLoop(config: LoopConfig): Promise<AgentRunResult> 
       return { id: c.id, name: c.name, args: parsed.ok ? parsed.value : c.arguments }
     })
     for (const c of toolCalls)
-      emit({ type: 'tool_call', step: n, toolCallId: c.id, toolName: c.name, args: c.args })
+      emit({
+        type: 'tool_call',
+        step: n,
+        toolCallId: c.id,
+        toolName: c.name,
+        args: config.eventArgs ? config.eventArgs(c.name, c.args) : c.args,
+      })
     messages.push({
       role: 'assistant',
       content: text,

@@ -135,6 +135,7 @@ export class Conversation {
       invoke: (name, args, o) =>
         kernel.invoke({ name, args, origin: 'agent', signal: o.signal, onOutput: o.onOutput }),
       scheduling: (name) => kernel.tool(name)?.scheduling,
+      eventArgs: (name, args) => kernel.eventArgs(name, args),
       messages,
       ...(this.system !== undefined ? { system: this.system } : {}),
       maxSteps,

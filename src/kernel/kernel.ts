@@ -161,6 +161,12 @@ export class Kernel {
     return this.tools.get(name)
   }
 
+  /** A call's arguments as events show them (signed URLs and the like hidden by the tool). */
+  eventArgs(name: string, args: unknown): unknown {
+    const tool = this.tools.get(name)
+    return tool === undefined ? args : eventArgs(tool, args)
+  }
+
   activeTools(): ActiveTool[] {
     return [...this.active.values()].map((a) => ({ ...a }))
   }
@@ -661,7 +667,7 @@ function childOrigin(parentOrigin: Origin, parentName: string): Origin {
 }
 
 /** A call's arguments as events show them (a tool may hide parts, e.g. signed URLs). */
-function eventArgs(tool: ToolSpec<Record<string, unknown>>, args: unknown): unknown {
+export function eventArgs(tool: ToolSpec<Record<string, unknown>>, args: unknown): unknown {
   if (tool.redactArgs === undefined || typeof args !== 'object' || args === null) return args
   try {
     return tool.redactArgs(args as Record<string, unknown>)

@@ -7,8 +7,24 @@ import { defaultHttpTransport } from './web-transport.ts'
 /** Most redirects one request follows. */
 export const MAX_REDIRECTS = 10
 
-/** Headers a cross-origin redirect never carries on. */
+/** Headers a cross-origin redirect never carries on (every header but {@link CROSS_ORIGIN_HEADERS}). */
 export const CREDENTIAL_HEADERS = ['authorization', 'proxy-authorization', 'cookie', 'if-range']
+
+/**
+ * The only headers a cross-origin redirect carries on: an engine's API key may sit in any
+ * header of its own (`x-subscription-token`, …), so everything else is dropped.
+ */
+export const CROSS_ORIGIN_HEADERS: ReadonlySet<string> = new Set([
+  'accept',
+  'accept-encoding',
+  'accept-language',
+  'cache-control',
+  'content-length',
+  'content-type',
+  'pragma',
+  'range',
+  'user-agent',
+])
 
 /** A request of {@link safeFetch}. The body is bytes or text, so a 307/308 can resend it. */
 export interface SafeFetchInit {
@@ -36,8 +52,9 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308])
 /**
  * Fetch `url` under the safe HTTP policy: http(s) only, no userinfo, fragment dropped; every hop
  * (the first and each redirect, at most 10) re-checked against the address policy (literals
- * here, resolved addresses in transports that resolve); a cross-origin redirect drops
- * `Authorization`, `Proxy-Authorization`, `Cookie` and `If-Range`.
+ * here, resolved addresses in transports that resolve); a cross-origin redirect carries on only
+ * {@link CROSS_ORIGIN_HEADERS}, so `Authorization`, `Cookie`, `If-Range` and any API-key header
+ * stay behind.
  *
  * Rejects with an `IsoagentError`: `invalid_argument` (a URL the rules refuse),
  * `permission_denied` (a non-public destination, `data.host`/`data.range`), `transport`
@@ -85,7 +102,9 @@ export async function safeFetch(
         data: { redirects: redirects + 1 },
       })
     const next = checkUrl(location, current)
-    if (next.origin !== current.origin) for (const h of CREDENTIAL_HEADERS) headers.delete(h)
+    if (next.origin !== current.origin)
+      for (const name of [...headers.keys()])
+        if (!CROSS_ORIGIN_HEADERS.has(name)) headers.delete(name)
     if (
       response.status === 303 ||
       ((response.status === 301 || response.status === 302) && method === 'POST')

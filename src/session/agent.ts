@@ -132,10 +132,13 @@ export class Agent {
         throw new IsoagentError('invalid_argument', `custom tool ${t.name} is registered twice`)
       names.add(t.name)
     }
-    // API keys of web_search engines never show, whatever an engine echoes back.
+    // API keys of web_search engines never show, whatever an engine echoes back, nor as they
+    // stand in a URL (a result linking to the engine's own request, a browser's error).
+    const keys = Object.values(options.webSearch?.apiKeys ?? {}).filter((k) => k.length >= 4)
     const secrets = [
       ...(options.redactSecrets ?? []),
-      ...Object.values(options.webSearch?.apiKeys ?? {}).filter((k) => k.length >= 4),
+      ...keys,
+      ...keys.map((k) => encodeURIComponent(k)).filter((k) => !keys.includes(k)),
     ]
     const kernel = new Kernel(workspace, [...tools, ...custom], {
       policy,

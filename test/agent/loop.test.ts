@@ -294,3 +294,25 @@ describe('StreamRedactor', () => {
     expect(plain.push('hello ')).toBe('hello ')
   })
 })
+
+describe('agent loop events and signed URLs', () => {
+  it('shows a tool call the way the tool redacts its arguments (no signed query)', async () => {
+    const model = scriptedModel([
+      {
+        calls: [
+          { name: 'web_fetch', args: { url: 'http://127.0.0.2/f?X-Amz-Signature=SECRETSIG' } },
+        ],
+      },
+      { text: 'done' },
+    ])
+    const session = await Agent.create({ model }).session(memoryWorkspace())
+    const events: unknown[] = []
+    for await (const e of session.stream('fetch it')) events.push(e)
+    const call = events.find((e) => (e as { type: string }).type === 'tool_call')
+    expect(call).toMatchObject({ toolName: 'web_fetch' })
+    expect(JSON.stringify(events)).not.toContain('SECRETSIG')
+    // The model still got what it asked for: the call ran with its own arguments.
+    expect(JSON.stringify(model.requests[1]!.messages)).toContain('SECRETSIG')
+    await session.close()
+  })
+})

@@ -521,6 +521,15 @@ describe('download: faults leave the target unchanged and no temp file', () => {
     }
   })
 
+  it('a URL that does not parse is invalid_argument, nothing written', async () => {
+    for (const url of ['not a url', 'http://[::1', 'https://']) {
+      const r = await session.tool('download', { url, file_path: 'bad.bin' })
+      expect(r.exitCode).toBe(1)
+      expect(r.errorKind?.type).toBe('invalid_argument')
+    }
+    expect(tree()).toEqual([])
+  })
+
   it('a private address without allowHosts', async () => {
     const plain = await Agent.create().session(localWorkspace(root))
     const r = await plain.tool('download', { url: server.url('/new'), file_path: 'p.bin' })

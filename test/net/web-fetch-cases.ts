@@ -112,6 +112,14 @@ export function serveFixtures(server: TestServer): void {
     res.writeHead(301, { location: '/docs/page.html' })
     res.end()
   })
+  server.route('/stall', (_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/plain' })
+    res.write('the first bytes, then nothing')
+  })
+  server.route('/signed', (_req, res) => {
+    res.writeHead(302, { location: '/docs/page.html?X-Amz-Signature=SECRETSIG&X-Amz-Expires=60' })
+    res.end()
+  })
   server.route('/binary', (_req, res) => {
     res.writeHead(200, { 'content-type': 'application/octet-stream' })
     res.end(new Uint8Array([0, 1, 2]))
@@ -262,6 +270,23 @@ export function webFetchCases(call: CallWebFetch, server: () => TestServer): voi
     expect(r.exitCode).toBe(1)
     expect(r.errorKind).toMatchObject({ type: 'timeout', duration_ms: 500 })
     expect(Date.now() - started).toBeLessThan(5000)
+  })
+
+  it('a body that stalls past the deadline fails as timeout', async () => {
+    const r = await call({ url: url('/stall'), timeout: 0.5 })
+    expect(r.exitCode).toBe(1)
+    expect(r.errorKind?.type).toBe('timeout')
+  })
+
+  it('never shows a signed query string in metadata or messages', async () => {
+    const r = await call({ url: url('/signed') })
+    expect(r.exitCode).toBe(0)
+    expect(JSON.stringify(r.metadata)).not.toContain('SECRETSIG')
+    expect(r.metadata?.url).toBe(
+      url('/docs/page.html') + '?X-Amz-Signature=REDACTED&X-Amz-Expires=REDACTED',
+    )
+    const late = await call({ url: url('/hang?sig=SECRETSIG'), timeout: 0.5 })
+    expect(JSON.stringify(late)).not.toContain('SECRETSIG')
   })
 
   it('a private address not on allowHosts is refused', async () => {

@@ -23,6 +23,22 @@ const call = async (args: Record<string, unknown>) =>
 describe('web_fetch on Node', () => {
   webFetchCases(call, () => server)
 
+  it('shows events the URL without its query', async () => {
+    const seen: string[] = []
+    const stop = new AbortController()
+    const watching = (async () => {
+      for await (const e of session.events({ signal: stop.signal })) seen.push(JSON.stringify(e))
+    })()
+    await session.governedTool('web_fetch', {
+      url: server.url('/docs/page.html?token=SECRETTOKEN'),
+    })
+    await new Promise((r) => setTimeout(r, 20))
+    stop.abort()
+    await watching.catch(() => undefined)
+    expect(seen.some((e) => e.includes('tool_start'))).toBe(true)
+    expect(seen.join('\n')).not.toContain('SECRETTOKEN')
+  })
+
   it('reports the resolved address check on Node', async () => {
     const r = await call({ url: server.url('/docs/page.html') })
     expect(r.metadata?.address_check).toBe('resolved')

@@ -134,6 +134,17 @@ export async function startFakeEngines(): Promise<FakeEngines> {
         }),
       )
     },
+    '/api-echo-url': (req, res) =>
+      send(
+        res,
+        200,
+        'application/json',
+        JSON.stringify({
+          data: {
+            items: RESULTS.map((r) => ({ name: r.title, link: r.url, text: `asked ${req.url}` })),
+          },
+        }),
+      ),
     '/api-echo': (req, res) =>
       send(
         res,

@@ -174,6 +174,30 @@ describe('web_search HTTP/RSS and API tiers (Node)', () => {
     await s.close()
   })
 
+  it('never shows an engine API key as it stands in a URL either', async () => {
+    const key = 'ab/c+d==xyz1'
+    const s = await Agent.create().session(memoryWorkspace(), {
+      net: { allowHosts: ['127.0.0.1'] },
+      webSearch: {
+        engines: [
+          {
+            name: 'echo',
+            kind: 'json',
+            url: `${fakes.base}/api-echo-url?q={query}&key={key}`,
+            fields: { results: 'data.items', title: 'name', url: 'link', snippet: 'text' },
+          },
+        ],
+        apiKeys: { echo: key },
+      },
+    })
+    const r = await s.tool('web_search', { query: 'k' })
+    expect(r.exitCode).toBe(0)
+    expect(r.output).toContain('asked /api-echo-url')
+    expect(JSON.stringify(r)).not.toContain(encodeURIComponent(key))
+    expect(JSON.stringify(r)).not.toContain(key)
+    await s.close()
+  })
+
   it('never shows an engine API key, even when the engine echoes it', async () => {
     const key = 'sk-live-0123456789abcdef'
     const s = await Agent.create().session(memoryWorkspace(), {

@@ -411,6 +411,15 @@ async function checkTarget(
   return stat !== undefined
 }
 
+/** The URL argument, or an `invalid_argument` naming it without its query. */
+function parseUrl(input: string): URL {
+  try {
+    return new URL(input.trim())
+  } catch {
+    throw new IsoagentError('invalid_argument', `not a valid URL: ${redactUrl(input)}`)
+  }
+}
+
 /** The `download` tool over `net` (the session's network options). */
 export function createDownloadTool(net: NetContext = {}): ToolSpec<DownloadArgs> {
   return {
@@ -494,16 +503,7 @@ export function createDownloadTool(net: NetContext = {}): ToolSpec<DownloadArgs>
       if (target !== undefined) await checkTarget(context, target.path, target.display, overwrite)
       let file: TempFile | undefined
       try {
-        const probe = await get(
-          job,
-          new URL(args.url.trim()),
-          { range: 'bytes=0-0' },
-          signal,
-        ).catch((error: unknown) => {
-          if (error instanceof TypeError)
-            throw new IsoagentError('invalid_argument', `not a valid URL: ${redactUrl(args.url)}`)
-          throw error
-        })
+        const probe = await get(job, parseUrl(args.url), { range: 'bytes=0-0' }, signal)
         const url = probe.finalUrl
         const response = probe.response
         const contentType = response.headers.get('content-type')?.split(';')[0]?.trim() ?? null

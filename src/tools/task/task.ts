@@ -1,3 +1,4 @@
+import { eventArgs } from '../../kernel/kernel.ts'
 import { Validator } from '@cfworker/json-schema'
 import { runAgentLoop } from '../../agent/agent-loop.ts'
 import { describeError, errorKindOf } from '../../kernel/error-kind.ts'
@@ -181,6 +182,10 @@ async function runItem(
       allowed,
       invoke: (name, args, o) => context.invoke(name, args, { signal: o.signal }),
       scheduling: (name) => context.scheduling(name),
+      eventArgs: (name, args) => {
+        const tool = tools.find((t) => t.name === name)
+        return tool === undefined ? args : eventArgs(tool, args)
+      },
       messages,
       system: profileSystem(item.agent, item.description),
       maxSteps: item.max_steps ?? TASK_LIMITS.defaultMaxSteps,

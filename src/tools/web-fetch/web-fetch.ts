@@ -2,7 +2,8 @@ import { IsoagentError } from '../../errors.ts'
 import { READ_ONLY, type ToolSpec } from '../../kernel/tool-spec.ts'
 import type { NetContext } from '../../net/http-transport.ts'
 import { httpStatusError, readCapped, withDeadline } from '../../net/http-failure.ts'
-import { safeFetch } from '../../net/safe-fetch.ts'
+import { safeFetch, typedFetchError } from '../../net/safe-fetch.ts'
+import { redactUrl } from '../../net/url-rules.ts'
 import { toolSuccess } from '../../tool-result.ts'
 import { decodeBody } from './charset.ts'
 import { convertHtml, type PageFormat } from './html-convert.ts'
@@ -74,7 +75,7 @@ async function fetchAndRender(
   try {
     body = await readCapped(response.body, WEB_FETCH_MAX_BODY_BYTES)
   } catch (error) {
-    if (signal.aborted) throw error
+    if (signal.aborted) throw typedFetchError(error, finalUrl, signal)
     throw new IsoagentError('transport', `reading the body of ${finalUrl.host} failed`, {
       cause: error,
     })
@@ -93,7 +94,7 @@ async function fetchAndRender(
     : decoded.text
   return {
     content,
-    url: finalUrl.href,
+    url: redactUrl(finalUrl),
     status: response.status,
     contentType: contentType.split(';')[0]?.trim() ?? '',
     charset: decoded.charset,
@@ -164,6 +165,7 @@ export function createWebFetchTool(net: NetContext = {}): ToolSpec<WebFetchArgs>
     available: () => true,
     scheduling: { ...READ_ONLY, supports_pagination: true, max_parallelism: 8 },
     primaryArgument: 'url',
+    redactArgs: (args) => ({ ...args, url: redactUrl(args.url) }),
     ownDeadlineMs: (args) => (args.timeout ?? WEB_FETCH_TIMEOUT_S.default) * 1000,
     async run(args, context) {
       const format = args.format ?? 'markdown'
@@ -181,7 +183,7 @@ export function createWebFetchTool(net: NetContext = {}): ToolSpec<WebFetchArgs>
           if (IsoagentError.is(error, 'timeout'))
             throw new IsoagentError(
               'timeout',
-              `web_fetch of ${args.url} took longer than ${timeoutMs / 1000} s`,
+              `web_fetch of ${redactUrl(args.url)} took longer than ${timeoutMs / 1000} s`,
               {
                 data: { duration_ms: timeoutMs },
               },
