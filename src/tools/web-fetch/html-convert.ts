@@ -37,18 +37,24 @@ const converter = new NodeHtmlMarkdown(
 )
 
 /**
- * Run node-html-markdown's `translate`. Its perf hooks read `process.env.LOG_PERF`, a free
- * `process` that workerd and browsers do not have: while the (synchronous) call runs, such a
- * runtime gets a bare `{ env: {} }` in its place, removed right after, so no other code sees it.
+ * The free Node global node-html-markdown's perf hooks read (its `env.LOG_PERF`). The core uses
+ * no Node global itself; this names the one a library needs, to stand it in where it is absent.
+ */
+const NODE_GLOBAL = 'process'
+
+/**
+ * Run node-html-markdown's `translate`. workerd and browsers have no {@link NODE_GLOBAL}: while
+ * the (synchronous) call runs, such a runtime gets a bare `{ env: {} }` in its place, removed
+ * right after, so no other code sees it. (Upstream could read it through `globalThis`.)
  */
 function translate(html: string): string {
-  const g = globalThis as { process?: unknown }
-  if (g.process !== undefined) return converter.translate(html)
-  g.process = { env: {} }
+  const g = globalThis as Record<string, unknown>
+  if (g[NODE_GLOBAL] !== undefined) return converter.translate(html)
+  g[NODE_GLOBAL] = { env: {} }
   try {
     return converter.translate(html)
   } finally {
-    delete g.process
+    delete g[NODE_GLOBAL]
   }
 }
 
