@@ -156,3 +156,14 @@ export type { WebSearchOptions } from './tools/web-search/web-search.ts'
 export type { BreakerOptions } from './tools/web-search/circuit-breaker.ts'
 export type { RetrievalRequirementsNotMet } from './tool-result.ts'
 export * from './net/index.ts'
+export { SKILL_LIMITS, DEFAULT_SKILL_DIRS } from './skills/skill.ts'
+export type {
+  Skill,
+  SkillKind,
+  SkillsOptions,
+  SkillsReport,
+  SkillDiagnostic,
+  SkillEntry,
+  SkillSource,
+} from './skills/skill.ts'
+export type { SkillEvent } from './kernel/events.ts'

@@ -51,7 +51,8 @@ export class Conversation {
   constructor(
     private readonly kernel: Kernel,
     private readonly model: LanguageModel | undefined,
-    private readonly system: string | undefined,
+    /** The system prompt, or a function giving it per turn (it carries the skill catalog). */
+    private readonly system: string | undefined | (() => string | undefined),
     messages: ModelMessage[] = [],
   ) {
     this.messages = structuredClone(messages)
@@ -123,12 +124,13 @@ export class Conversation {
     const messages = this.messages
     messages.push({ role: 'user', content: prompt })
     const kernel = this.kernel
-    // The session's tool set never changes: its definitions are built once.
-    this.tools ??= kernel.list().map((t) => ({
+    // Tools come and go (skills, MCP servers): the definitions are built per turn.
+    this.tools = kernel.list().map((t) => ({
       name: t.name,
       description: t.description,
       parameters: structuredClone(t.parameters),
     }))
+    const system = typeof this.system === 'function' ? this.system() : this.system
     const done = runAgentLoop({
       model: this.model!,
       tools: this.tools,
@@ -137,7 +139,7 @@ export class Conversation {
       scheduling: (name) => kernel.tool(name)?.scheduling,
       eventArgs: (name, args) => kernel.eventArgs(name, args),
       messages,
-      ...(this.system !== undefined ? { system: this.system } : {}),
+      ...(system !== undefined ? { system } : {}),
       maxSteps,
       signal: controller.signal,
       emit: redactingEmit(kernel, emit),

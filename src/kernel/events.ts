@@ -47,6 +47,16 @@ export type SessionEvent =
   | (CallEventBase & { type: 'hook_error'; hook: 'preToolUse' | 'postToolUse'; message: string })
   | (CallEventBase & { type: 'budget_exhausted'; reason: string })
   | { type: 'events_dropped'; count: number; timestamp: number }
+  | SkillEvent
+
+/** A skill's use: its body loaded, a child run started and finished (`Skill` tool). */
+export interface SkillEvent {
+  type: 'skill_loaded' | 'skill_started' | 'skill_finished'
+  skill: string
+  timestamp: number
+  /** `skill_finished`: 0 when the child run answered, 1 when it failed. */
+  exitCode?: number
+}
 
 /** Default events a slow subscriber may have waiting before the oldest are dropped. */
 export const DEFAULT_EVENT_BUFFER = 1024

@@ -161,6 +161,19 @@ export class Kernel {
     return this.tools.get(name)
   }
 
+  /**
+   * Offer `tool` from now on, replacing one of the same name: for tools that come and go with
+   * the session (skills, MCP servers). Calls already running are not affected.
+   */
+  addTool(tool: ToolSpec<Record<string, unknown>>): void {
+    this.tools.set(tool.name, tool)
+  }
+
+  /** Stop offering the tool `name` (calls already running finish); whether it was offered. */
+  removeTool(name: string): boolean {
+    return this.tools.delete(name)
+  }
+
   /** A call's arguments as events show them (signed URLs and the like hidden by the tool). */
   eventArgs(name: string, args: unknown): unknown {
     const tool = this.tools.get(name)

@@ -9,6 +9,8 @@ import type { ToolSpec } from '../kernel/tool-spec.ts'
 import { builtinTools, modelToolSchemas } from '../tools/builtin.ts'
 import type { WorkspaceServices } from '../workspace/workspace-services.ts'
 import { customToolSpec } from './custom-tool.ts'
+import { SkillRegistry } from '../skills/skill-registry.ts'
+import { attachSkills, skillSystemPrompt } from '../skills/session-skills.ts'
 import { Session } from './session.ts'
 import { checkOptions, type ResumeOptions, type SessionOptions } from './session-options.ts'
 import { sessionTools } from './session-tools.ts'
@@ -158,7 +160,33 @@ export class Agent {
         : {}),
     })
     listed = () => kernel.list()
-    const conversation = new Conversation(kernel, model, this.options.system, messages)
-    return new Session(kernel, { conversation, background, hasModel: model !== undefined })
+    const skills = await this.loadSkills(workspace, options)
+    let system: string | undefined | (() => string | undefined) = this.options.system
+    if (skills !== undefined) {
+      attachSkills(kernel, skills.registry, model)
+      system = skillSystemPrompt(skills.registry, this.options.system, skills.persona)
+    }
+    const conversation = new Conversation(kernel, model, system, messages)
+    return new Session(kernel, {
+      conversation,
+      background,
+      hasModel: model !== undefined,
+      ...(skills !== undefined ? { skills: skills.registry } : {}),
+    })
+  }
+
+  /** The session's skill registry (none when `skills: false`) and its persona's body. */
+  private async loadSkills(
+    workspace: WorkspaceServices,
+    options: SessionOptions,
+  ): Promise<{ registry: SkillRegistry; persona?: { body: string } } | undefined> {
+    if (options.skills === false) return undefined
+    const registry = await SkillRegistry.load(workspace, options.skills ?? {})
+    const name = options.skills?.persona
+    if (name === undefined) return { registry }
+    const entry = registry.get(name)
+    if (entry === undefined || entry.skill.kind !== 'persona')
+      throw new IsoagentError('invalid_argument', `skills.persona: no persona skill named ${name}`)
+    return { registry, persona: { body: (await entry.loadBody()).body } }
   }
 }

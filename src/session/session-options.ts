@@ -11,6 +11,7 @@ import { checkEngines } from '../tools/web-search/engine-config.ts'
 import type { WebSearchOptions } from '../tools/web-search/web-search.ts'
 import type { WorkspaceServices } from '../workspace/workspace-services.ts'
 import type { CustomTool } from './custom-tool.ts'
+import type { SkillsOptions } from '../skills/skill.ts'
 
 /** Options of {@link Agent.session}. */
 export interface SessionOptions {
@@ -54,6 +55,13 @@ export interface SessionOptions {
    * and pinning, and the `User-Agent`.
    */
   net?: NetOptions
+  /**
+   * Skills (`SKILL.md` folders and `x.md` files with YAML front matter): workspace folders
+   * (default `.agents/skills`, `.claude/skills`, `.a3s/skills`), host folders, inline skills, a
+   * persona. `false` turns skills off. `search_skills` and `Skill` are offered while at least one
+   * discoverable skill exists.
+   */
+  skills?: SkillsOptions | false
 }
 
 /** Options of {@link Agent.resumeSession}. */
@@ -78,6 +86,7 @@ const OPTION_KEYS = new Set<string>([
   'quickjs',
   'webSearch',
   'net',
+  'skills',
   'workspace',
 ])
 
@@ -101,6 +110,7 @@ export function checkOptions(options: SessionOptions): void {
   ) {
     throw new IsoagentError('invalid_argument', 'redactSecrets must be an array of strings')
   }
+  checkSkillsOption(options.skills)
   const author = options.gitAuthor
   if (
     author !== undefined &&
@@ -176,4 +186,22 @@ function checkWebSearch(ws: WebSearchOptions | undefined): void {
     if (br.now !== undefined && typeof br.now !== 'function')
       throw new IsoagentError('invalid_argument', 'webSearch.breaker.now must be a function')
   }
+}
+
+function checkSkillsOption(skills: SessionOptions['skills']): void {
+  if (skills === undefined || skills === false) return
+  if (typeof skills !== 'object' || skills === null || Array.isArray(skills))
+    throw new IsoagentError('invalid_argument', 'skills must be an object or false')
+  for (const key of Object.keys(skills))
+    if (!['dirs', 'inline', 'host', 'persona'].includes(key))
+      throw new IsoagentError('invalid_argument', `skills: unknown field "${key}"`)
+  if (
+    skills.dirs !== undefined &&
+    (!Array.isArray(skills.dirs) || skills.dirs.some((d) => typeof d !== 'string'))
+  )
+    throw new IsoagentError('invalid_argument', 'skills.dirs must be an array of workspace paths')
+  if (skills.inline !== undefined && !Array.isArray(skills.inline))
+    throw new IsoagentError('invalid_argument', 'skills.inline must be an array of skills')
+  if (skills.persona !== undefined && typeof skills.persona !== 'string')
+    throw new IsoagentError('invalid_argument', 'skills.persona must be a skill name')
 }

@@ -9,6 +9,8 @@ import type { JsonSchema } from '../kernel/tool-spec.ts'
 import type { ModelMessage } from '../llm/language-model.ts'
 import type { WorkspaceServices } from '../workspace/workspace-services.ts'
 import { SNAPSHOT_SCHEMA, type SessionSnapshot } from './snapshot.ts'
+import type { SkillRegistry } from '../skills/skill-registry.ts'
+import type { Skill, SkillsReport } from '../skills/skill.ts'
 import type { AgentEvent, AgentRunResult } from '../agent/agent-events.ts'
 import type { BackgroundTaskInfo, BackgroundTasks } from '../agent/background-tasks.ts'
 import type { Conversation, TurnOptions } from '../agent/conversation.ts'
@@ -99,6 +101,8 @@ export interface SessionAgentParts {
   conversation: Conversation
   background: BackgroundTasks
   hasModel: boolean
+  /** The session's skills (absent when the session turned skills off). */
+  skills?: SkillRegistry
 }
 
 /** Throw for a failed result: the code follows its `errorKind` (see {@link errorCodeOf}). */
@@ -132,6 +136,26 @@ export class Session {
   /** Whether a turn of the agent loop is running now. */
   get turnRunning(): boolean {
     return this.agent.conversation.busy
+  }
+
+  /** The session's skills (name, description, kind, source) and the files skipped, with why. */
+  skills(): SkillsReport {
+    return this.agent.skills?.report() ?? { skills: [], diagnostics: [] }
+  }
+
+  /**
+   * Add a live skill; it shadows a skill of the same name until removed. Throws `IsoagentError`
+   * `invalid_argument` for a skill that breaks a rule, `unsupported` when skills are off.
+   */
+  addSkill(skill: Skill): void {
+    if (this.agent.skills === undefined)
+      throw new IsoagentError('unsupported', 'this session was opened with skills: false')
+    this.agent.skills.add(skill)
+  }
+
+  /** Remove a skill (a live one restores what it shadowed); whether there was one. */
+  removeSkill(name: string): boolean {
+    return this.agent.skills?.remove(name) ?? false
   }
 
   /** Whether the session's agent has a model (send, stream and task need one). */
