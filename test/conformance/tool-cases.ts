@@ -950,5 +950,40 @@ export function toolConformance(
         expect(text(await f.bytes('real/target.txt'))).toBe('edited\n')
       })
     })
+
+    describe('skills', () => {
+      const skill = (fm: string, body: string) => `---\n${fm}\n---\n${body}`
+      const SKILLS: SeedFiles = {
+        '.agents/skills/release-notes/SKILL.md': skill(
+          'name: release-notes\ndescription: Draft release notes from the git log.\ntags: [git]\nallowed-tools: Read, Bash(git log:*)',
+          'Read CHANGELOG.md first.\n',
+        ),
+        '.agents/skills/release-notes/scripts/collect.sh': 'git log --oneline\n',
+        '.claude/skills/lint-fix.md': skill(
+          'name: lint-fix\ndescription: Fix lint errors.',
+          'Run the linter.\n',
+        ),
+        '.a3s/skills/broken.md': '---\nname: [unclosed\n---\n',
+      }
+
+      it('finds the same skills, diagnostics and search answers on every workspace', async () => {
+        const f = await open(SKILLS)
+        const report = f.session.skills()
+        expect(report.skills.map((s) => [s.name, s.source])).toEqual([
+          ['lint-fix', { kind: 'workspace', path: '.claude/skills/lint-fix.md' }],
+          ['release-notes', { kind: 'workspace', path: '.agents/skills/release-notes/SKILL.md' }],
+        ])
+        expect(report.diagnostics.map((d) => d.path)).toEqual(['.a3s/skills/broken.md'])
+        const found = await f.session.tool('search_skills', { query: 'git release' })
+        expect(found.output).toBe(
+          'Found 1 matching skill(s). Invoke one with Skill using its skill_name.\n' +
+            '- release-notes (instruction): Draft release notes from the git log. Allowed tools: Read, Bash(git log:*).',
+        )
+        const used = await f.session.tool('Skill', { skill_name: 'release-notes' })
+        expect(used.output).toBe(
+          '# Skill: release-notes\n\nRead CHANGELOG.md first.\n\nBundled files (read them when the instructions say so):\n- .agents/skills/release-notes/scripts/collect.sh',
+        )
+      })
+    })
   })
 }
