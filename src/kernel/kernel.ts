@@ -15,6 +15,7 @@ import { EventHub, type CallState, type SessionEvent } from './events.ts'
 import { DEFAULT_HOOK_TIMEOUT_MS, withDeadline, type ToolCall, type ToolHooks } from './hooks.ts'
 import type { Origin } from './origin.ts'
 import { PermissionPolicy, type PermissionRules } from './permissions.ts'
+import { reauthorize } from './reauthorize.ts'
 import { Sanitizer } from './sanitize.ts'
 import { Scheduler } from './scheduler.ts'
 import { validateToolArgs } from './validate.ts'
@@ -493,6 +494,20 @@ export class Kernel {
             parent: frame,
           }),
         scheduling: (toolName) => this.tools.get(toolName)?.scheduling,
+        authorize: (precise) =>
+          reauthorize(
+            {
+              policy: this.permissions,
+              confirmations: this.confirmations,
+              events: this.events,
+              base,
+              signal: controller.signal,
+              confirmationTimeoutMs: this.options.confirmationTimeoutMs ?? Number.POSITIVE_INFINITY,
+              pendingArgs: (a) => this.sanitizer.value(a),
+              eventArgs: (a) => eventArgs(tool, a),
+            },
+            precise,
+          ),
         carryover: this.carryover,
         outputLimitBytes: this.options.policy.max_output_bytes,
         emitOutput: (delta) => {

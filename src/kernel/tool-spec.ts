@@ -38,6 +38,14 @@ export interface ToolContext {
   ): Promise<ToolResult>
   /** Scheduling facts of a tool this session offers (undefined when it offers no such tool). */
   scheduling(name: string): ToolScheduling | undefined
+  /**
+   * Decide the permission rules again for this call with arguments that became precise only
+   * while it ran (`download` into a folder, once the server named the file), before any side
+   * effect: resolves when allowed; a deny rule rejects with `permission_denied`; an ask rule
+   * raises a new `confirmation_required` with these arguments and waits (refused or timed out:
+   * `permission_denied`; cancelled: `cancelled`). Host-direct calls always pass, as at admission.
+   */
+  authorize(args: Record<string, unknown>): Promise<void>
   /** Work kept between calls of this session (dropped when the workspace may change). */
   carryover: ToolCarryover
   /** Stream part of the output while running (`tool_output_delta` events). */
