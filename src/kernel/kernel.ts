@@ -15,6 +15,7 @@ import { EventHub, type CallState, type SessionEvent } from './events.ts'
 import { DEFAULT_HOOK_TIMEOUT_MS, withDeadline, type ToolCall, type ToolHooks } from './hooks.ts'
 import type { Origin } from './origin.ts'
 import { PermissionPolicy, type PermissionRules } from './permissions.ts'
+import { OutputRedactor } from './output-redactor.ts'
 import { reauthorize } from './reauthorize.ts'
 import { Sanitizer } from './sanitize.ts'
 import { Scheduler } from './scheduler.ts'
@@ -478,6 +479,14 @@ export class Kernel {
         origin,
         ancestors: parent ? [...parent.ancestors, parent.name] : [],
       }
+      // Streamed output goes out redacted across chunks; what is held goes out once it ends.
+      const streamed = new OutputRedactor(this.sanitizer)
+      const deliver = (delta: string) => {
+        if (delta === '') return
+        request.onOutput?.(delta)
+        if (this.events.hasSubscribers)
+          this.events.emit({ type: 'tool_output_delta', ...base, delta, timestamp: Date.now() })
+      }
       const context: ToolContext = {
         workspace: this.workspace,
         signal: controller.signal,
@@ -510,11 +519,10 @@ export class Kernel {
           ),
         carryover: this.carryover,
         outputLimitBytes: this.options.policy.max_output_bytes,
-        emitOutput: (delta) => {
-          request.onOutput?.(this.sanitizer.text(delta))
-          if (this.events.hasSubscribers)
-            this.events.emit({ type: 'tool_output_delta', ...base, delta, timestamp: Date.now() })
-        },
+        emitOutput: (delta) =>
+          deliver(
+            tool.streamedOutput === 'messages' ? this.sanitizer.text(delta) : streamed.push(delta),
+          ),
       }
       const running: Promise<Outcome> = Promise.resolve()
         .then(() => tool.run(request.args as Record<string, unknown>, context))
@@ -551,6 +559,7 @@ export class Kernel {
         ])
         outcome = grace ?? { kind: 'error', error: undefined }
       }
+      deliver(streamed.flush())
       const stillRunning =
         interruption !== undefined && outcome.kind === 'error' && outcome.error === undefined
       if (outcome.kind === 'result' && outcome.result.exitCode === 0) {

@@ -91,6 +91,13 @@ export interface ToolSpec<Args = never> {
   close?(): Promise<void>
   /** The arguments as session events show them, for tools whose arguments may carry secrets. */
   redactArgs?(args: Args): Args
+  /**
+   * How the kernel redacts what the tool streams with `emitOutput`: `text` (the default) is one
+   * text cut anywhere, so a tail that may hold part of a secret is held back until the next delta
+   * or the end of the call (deltas may be joined); `messages` are whole documents each (e.g.
+   * `generate_object`'s JSON partials), each sanitised on its own and passed on as it is.
+   */
+  streamedOutput?: 'text' | 'messages'
   /** Run with schema-valid `args`; may throw `IsoagentError`, which the kernel types. */
   run(args: Args, context: ToolContext): Promise<ToolResult>
 }
