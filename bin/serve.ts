@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { Agent, type PermissionRules, type WorkspaceServices } from '../adapters/index.ts'
 import { memoryWorkspace } from '../adapters/memory/index.ts'
+import { MODEL_OPTIONS, MODEL_USAGE, modelFromFlags } from './model-flags.ts'
 import { localWorkspace } from '../adapters/node-fs/index.ts'
 
 const USAGE = `isoagent serve — the HTTP API over a workspace
@@ -12,6 +13,7 @@ const USAGE = `isoagent serve — the HTTP API over a workspace
 Usage:
   isoagent serve [--workspace DIR | s3://bucket/prefix | memory] [--port 8787]
                  [--host 127.0.0.1] [--token T] [--allow|--ask|--deny RULE]...
+                 [--model-provider openai|anthropic [--model-base-url U] [--model M]]
 
 Options:
   -w, --workspace W   a directory (default: current directory), s3://bucket/prefix (AWS
@@ -24,6 +26,7 @@ Options:
       --deny RULE     --deny 'write(secrets/**)'; deny wins over ask over allow. An ask
                       rule makes a call wait until it is approved (the web demo's dialog,
                       or POST /v1/sessions/:id/confirmations/:callId)
+${MODEL_USAGE}
   -h, --help          this text
 
 GET / serves the web demo (no token needed for its files; it asks the API with the token
@@ -93,6 +96,7 @@ export async function serveCommand(
         allow: { type: 'string', multiple: true },
         ask: { type: 'string', multiple: true },
         deny: { type: 'string', multiple: true },
+        ...MODEL_OPTIONS,
         help: { type: 'boolean', short: 'h', default: false },
       },
     }))
@@ -123,6 +127,13 @@ export async function serveCommand(
   }
   const session = Object.keys(permissions).length > 0 ? { permissions } : {}
 
+  const choice = modelFromFlags(values, process.env)
+  if (choice.kind === 'error') {
+    err.write(`isoagent serve: ${choice.message}\n`)
+    return 2
+  }
+  const agent = Agent.create(choice.kind === 'model' ? { model: choice.model } : {})
+
   let workspace: Awaited<ReturnType<typeof workspaceOf>>
   try {
     workspace = await workspaceOf(values.workspace)
@@ -137,7 +148,7 @@ export async function serveCommand(
   ])
   let tools: string[]
   try {
-    const probe = await Agent.create().session(workspace.open(), session)
+    const probe = await agent.session(workspace.open(), session)
     tools = probe.toolNames()
     if (values.workspace !== 'memory') await probe.close()
   } catch (error) {
@@ -148,6 +159,7 @@ export async function serveCommand(
   const demo = webDemoDirectory()
   const app = createApp({
     workspace: () => workspace.open(),
+    agent,
     token,
     session,
     ...(demo ? { assets: staticDirectory(demo) } : {}),
@@ -169,6 +181,7 @@ export async function serveCommand(
       `isoagent ${VERSION} serving ${workspace.describe}`,
       `  tools:  ${tools.join(', ')}`,
       ...(Object.keys(permissions).length > 0 ? [`  rules:  ${JSON.stringify(permissions)}`] : []),
+      `  model:  ${choice.kind === 'model' ? choice.describe : 'none (the chat needs --model-provider; see --help)'}`,
       `  open:   ${url}/?token=${encodeURIComponent(token)}`,
       `  health: curl -s ${url}/v1/health`,
       `  try:    S=$(curl -s -X POST -H ${auth} ${url}/v1/sessions | ${id}) && curl -s -X POST -H ${auth} -d '{"args":{"path":"."}}' ${url}/v1/sessions/$S/tools/ls`,

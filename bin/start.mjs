@@ -36,4 +36,29 @@ process.stdout.write(`Demo workspace: a copy of examples/sample-project in ${dir
 const { main } = await import(compiled.href)
 // Commands that delete files or push ask first: the web demo shows the confirmation dialog.
 const rules = ['--ask', 'bash(rm *)', '--ask', 'bash(git push*)']
-process.exitCode = await main(['serve', '--workspace', dir, ...rules, ...process.argv.slice(2)])
+process.exitCode = await main([
+  'serve',
+  '--workspace',
+  dir,
+  ...rules,
+  ...modelFlags(process.env),
+  ...process.argv.slice(2),
+])
+
+/**
+ * A model for the demo's chat when the environment names one: `ISOAGENT_MODEL_PROVIDER` (with
+ * `ISOAGENT_MODEL`, `ISOAGENT_MODEL_BASE_URL`), else the provider whose key is set. The key
+ * itself is read by `isoagent serve` from the environment, never passed as an argument.
+ */
+function modelFlags(env) {
+  const provider =
+    env.ISOAGENT_MODEL_PROVIDER ||
+    (env.ANTHROPIC_API_KEY ? 'anthropic' : env.OPENAI_API_KEY ? 'openai' : undefined)
+  if (!provider) return []
+  return [
+    '--model-provider',
+    provider,
+    ...(env.ISOAGENT_MODEL ? ['--model', env.ISOAGENT_MODEL] : []),
+    ...(env.ISOAGENT_MODEL_BASE_URL ? ['--model-base-url', env.ISOAGENT_MODEL_BASE_URL] : []),
+  ]
+}

@@ -7,11 +7,7 @@ import type {
   LanguageModelV3StreamPart,
   LanguageModelV3Usage,
 } from '@ai-sdk/provider'
-import type { Schema, Tool, ToolExecutionOptions } from 'ai'
 import { IsoagentError } from '../errors.ts'
-import { errorCodeOf } from '../kernel/error-kind.ts'
-import type { JsonSchema } from '../kernel/tool-spec.ts'
-import type { ToolResult } from '../tool-result.ts'
 import type {
   LanguageModel,
   ModelCallOptions,
@@ -24,7 +20,20 @@ import type {
   ModelUsage,
 } from './language-model.ts'
 import { parseRetryAfter } from './provider-http.ts'
-import type { ToolDefinitionLike } from './tool-specs.ts'
+
+/**
+ * The part of an AI SDK `LanguageModelV3` (`@ai-sdk/provider@3`) that {@link fromAISDK} uses,
+ * stated structurally so that isoagent's declarations type-check without the optional peers
+ * installed. Any `LanguageModelV3` is assignable to it.
+ */
+export interface AISDKLanguageModel {
+  readonly specificationVersion: 'v3'
+  readonly provider: string
+  readonly modelId: string
+  // Method syntax: parameters are compared bivariantly, so the real signatures fit.
+  doGenerate(options: never): PromiseLike<unknown>
+  doStream(options: never): PromiseLike<unknown>
+}
 
 /** Options of {@link fromAISDK}. */
 export interface FromAISDKOptions {
@@ -181,12 +190,21 @@ function failureOf(error: unknown, op: string, signal: AbortSignal | undefined):
  * `@ai-sdk/openai` returns). Only the model's own methods are used: neither `ai` nor
  * `@ai-sdk/provider` is loaded at run time.
  */
-export function fromAISDK(model: LanguageModelV3, options: FromAISDKOptions = {}): LanguageModel {
-  if (typeof model !== 'object' || model === null || model.specificationVersion !== 'v3')
+export function fromAISDK(
+  aisdkModel: AISDKLanguageModel,
+  options: FromAISDKOptions = {},
+): LanguageModel {
+  const candidate = aisdkModel as unknown as LanguageModelV3 | null
+  if (
+    typeof candidate !== 'object' ||
+    candidate === null ||
+    candidate.specificationVersion !== 'v3'
+  )
     throw new IsoagentError(
       'invalid_argument',
       'fromAISDK needs a LanguageModelV3 (specificationVersion "v3")',
     )
+  const model: LanguageModelV3 = candidate
   const op = `${model.provider}:${model.modelId}`
   const capabilities: ModelCapabilities = {
     tools: true,
@@ -296,58 +314,4 @@ export function fromAISDK(model: LanguageModelV3, options: FromAISDKOptions = {}
   }
 
   return { provider: model.provider, modelId: model.modelId, capabilities, generate, stream }
-}
-
-/**
- * A session tool as an AI SDK tool (what `tool()` of `ai@6` returns): its `inputSchema` is what
- * `jsonSchema()` builds; `execute` runs the call on the session's governed (`agent`) path and
- * throws a failed result's output.
- */
-export type AISDKTool = Tool<unknown, string> & {
-  execute(input: unknown, options: ToolExecutionOptions): Promise<string>
-}
-
-/** What {@link toAISDKTools} needs of a session. */
-export interface AISDKToolSource {
-  toolDefinitions(): ToolDefinitionLike[]
-  governedTool(name: string, args: unknown, options?: { signal?: AbortSignal }): Promise<ToolResult>
-}
-
-const SCHEMA_SYMBOL = Symbol.for('vercel.ai.schema')
-
-// What `jsonSchema()` of ai@6 returns, built here so `ai` is never loaded at run time.
-function aiJsonSchema(schema: JsonSchema): Schema<unknown> {
-  return {
-    [SCHEMA_SYMBOL]: true,
-    _type: undefined,
-    jsonSchema: schema,
-    validate: undefined,
-  } as unknown as Schema<unknown>
-}
-
-/**
- * The session's tools as AI SDK tools, for `generateText({ tools })` and friends. Each call goes
- * through the session's kernel with full model-side policy; a failed result is thrown as an
- * `IsoagentError` (its output as message), which the AI SDK hands the model as a tool error.
- */
-export function toAISDKTools(session: AISDKToolSource): Record<string, AISDKTool> {
-  const tools: Record<string, AISDKTool> = {}
-  for (const def of session.toolDefinitions()) {
-    tools[def.name] = {
-      description: def.description,
-      inputSchema: aiJsonSchema(def.parameters),
-      async execute(input, { abortSignal }) {
-        const result = await session.governedTool(
-          def.name,
-          input,
-          abortSignal !== undefined ? { signal: abortSignal } : {},
-        )
-        if (result.exitCode === 0) return result.output
-        throw new IsoagentError(errorCodeOf(result.errorKind), result.output, {
-          data: { errorKind: result.errorKind },
-        })
-      },
-    }
-  }
-  return tools
 }

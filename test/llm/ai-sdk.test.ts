@@ -8,9 +8,9 @@ import {
   IsoagentError,
   fromAISDK,
   memoryWorkspace,
-  toAISDKTools,
   type ModelStreamPart,
 } from '../../adapters/index.ts'
+import { toAISDKTools } from '../../adapters/ai-sdk/index.ts'
 import { startFakeProvider, type FakeProvider } from './fake-provider.ts'
 import { fakeV3Model } from './v3-model.ts'
 

@@ -1,17 +1,13 @@
 // The web demo's chat panel in Chromium, against the built demo: in "this tab" mode the page
 // calls the loopback fake provider itself (another origin, so over CORS) with the model settings
-// the user typed; in "server" mode the turn goes through POST /v1/sessions/:id/messages of a
-// server that has a model, and a server without one says so.
+// the user typed; in "server" mode the turn goes through POST /v1/sessions/:id/messages of an
+// `isoagent serve --model-provider …` (the built CLI, its key from the environment), and a server
+// without a model says how to give it one.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { Agent, openAICompatible } from '../../adapters/index.ts'
-import { localWorkspace } from '../../adapters/node-fs/index.ts'
-import { createApp } from '../../edge/index.ts'
-import { serve, staticDirectory, type ServerHandle } from '../../edge/node.ts'
 import { startFakeProvider, type FakeProvider } from '../llm/fake-provider.ts'
 import {
   gotoDemo,
@@ -22,12 +18,10 @@ import {
 } from './demo-harness.ts'
 
 const KEY = 'sk-tab-only-0123456789abcdef'
-const TOKEN = 'chat-token-0123456789'
-const built = fileURLToPath(new URL('../../dist/web-demo', import.meta.url))
 
 let fake: FakeProvider
 let plain: DemoServer
-let withModel: ServerHandle
+let withModel: DemoServer
 let demo: DemoBrowser
 let page: Page
 const dir = mkdtempSync(join(tmpdir(), 'isoagent-demo-chat-'))
@@ -36,27 +30,28 @@ writeFileSync(join(dir, 'README.md'), '# served with a model\n')
 beforeAll(async () => {
   fake = await startFakeProvider()
   plain = await startDemoServer(['--workspace', dir])
-  const app = createApp({
-    workspace: () => localWorkspace(dir),
-    token: TOKEN,
-    assets: staticDirectory(built),
-    agent: Agent.create({
-      model: openAICompatible({
-        baseURL: fake.baseURL,
-        apiKey: 'sk-server',
-        model: 'server-model',
-        retryDelayMs: 5,
-      }),
-    }),
-  })
-  withModel = await serve(app, { port: 0, hostname: '127.0.0.1', handleSignals: false })
+  withModel = await startDemoServer(
+    [
+      '--workspace',
+      dir,
+      '--model-provider',
+      'openai',
+      '--model-base-url',
+      fake.baseURL,
+      '--model',
+      'server-model',
+    ],
+    { ISOAGENT_MODEL_KEY: 'sk-server', OPENAI_API_KEY: 'sk-not-this-one' },
+  )
+  expect(withModel.banner).toContain(`model:  openai server-model at ${fake.baseURL}`)
+  expect(withModel.banner).not.toContain('sk-server')
   demo = await openDemoBrowser()
   page = demo.page
 }, 60_000)
 
 afterAll(async () => {
   await demo?.close()
-  await withModel?.close()
+  await withModel?.stop()
   await plain?.stop()
   await fake?.close()
   rmSync(dir, { recursive: true, force: true })
@@ -161,7 +156,7 @@ describe('web demo chat panel (Chromium)', () => {
       { toolCalls: [{ name: 'read', arguments: JSON.stringify({ file_path: 'README.md' }) }] },
       { text: 'The README is a title.', chunks: ['The README ', 'is a title.'] },
     ])
-    await gotoDemo(page, `${withModel.url}/?token=${TOKEN}&mode=server`, 'server')
+    await gotoDemo(page, withModel.pageUrl('server'), 'server')
     await page.click('#tab-chat')
     expect(await page.locator('#chat-settings').count()).toBe(0)
     await say('What is in the README?')
@@ -204,6 +199,7 @@ describe('web demo chat panel (Chromium)', () => {
     const note = page.locator('#chat-not-configured')
     await note.waitFor({ timeout: 10_000 })
     expect(await note.textContent()).toContain('no model')
+    expect(await note.textContent()).toContain('--model-provider')
     expect(await page.locator('#panel-chat textarea, #panel-chat button').count()).toBe(0)
     // The only console line is Chromium's own for the 400 answer of POST …/messages.
     expect(demo.errors.every((e) => /status of 400/.test(e))).toBe(true)

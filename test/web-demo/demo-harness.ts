@@ -14,18 +14,23 @@ export interface DemoServer {
   /** `http://127.0.0.1:<port>` */
   url: string
   token: string
+  /** What the server printed when it started. */
+  banner: string
   /** The page URL the banner prints (`/?token=...`), plus `&mode=` when given. */
   pageUrl(mode?: 'tab' | 'server'): string
   stop(): Promise<void>
 }
 
 /** Start the built CLI's `serve` with `args` (a workspace, rules) and wait for its banner. */
-export async function startDemoServer(args: string[]): Promise<DemoServer> {
+export async function startDemoServer(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<DemoServer> {
   if (!existsSync(built)) throw new Error('dist/web-demo is missing: run `npm run build` first')
   const child: ChildProcess = spawn(
     process.execPath,
     [bin, 'serve', '--port', '0', '--token', 'demo-token-0123456789', ...args],
-    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ISOAGENT_TOKEN: '' } },
+    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ISOAGENT_TOKEN: '', ...env } },
   )
   let out = ''
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()))
@@ -43,6 +48,7 @@ export async function startDemoServer(args: string[]): Promise<DemoServer> {
   return {
     url,
     token,
+    banner: out,
     pageUrl: (mode) => `${url}/?token=${encodeURIComponent(token)}${mode ? `&mode=${mode}` : ''}`,
     stop: () =>
       new Promise<void>((done) => {

@@ -99,7 +99,7 @@ export function chatPanel(): Panel {
               h(
                 'p',
                 { id: 'chat-not-configured', class: 'note', role: 'status' },
-                'This server has no model configured, so it cannot run the agent: start it with a model (createApp({ agent: Agent.create({ model }) }), or MODEL_* on the Worker), or use the chat in "This tab" mode with your own endpoint.',
+                'This server has no model configured, so it cannot run the agent. Start it with one: `isoagent serve --model-provider openai|anthropic [--model M] [--model-base-url U]` with the key in $ISOAGENT_MODEL_KEY (`npm start` does this by itself when OPENAI_API_KEY or ANTHROPIC_API_KEY is set), createApp({ agent: Agent.create({ model }) }) in code, or MODEL_* on the Worker. Or use the chat in "This tab" mode with your own endpoint.',
               ),
             )
             return
