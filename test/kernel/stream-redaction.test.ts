@@ -1,8 +1,15 @@
 // Secrets never reach the event stream whole, however a tool's output is cut: bash output in
 // chunks (a real process, a sleep between the halves), secrets across lines in `read`, and
 // metadata nested past the sanitiser's depth.
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { REDACTED, toolSuccess, type SessionEvent } from '../../adapters/index.ts'
+import { localWorkspace } from '../../adapters/node-fs/index.ts'
+import { createApp } from '../../edge/app.ts'
+import { serve } from '../../edge/node.ts'
+import { SseReader } from '../http/sse-client.ts'
 import { OutputRedactor } from '../../src/kernel/output-redactor.ts'
 import { Sanitizer } from '../../src/kernel/sanitize.ts'
 import { cleanupHarnesses, harness, recordEvents, settle } from './helpers.ts'
@@ -53,6 +60,43 @@ describe('streamed output is redacted across chunks', () => {
     expect(stream).not.toContain(GITHUB.slice(10))
     expect(stream).toContain(`key=${REDACTED} done`)
     expect(r.output).not.toContain(SECRET)
+  })
+
+  it('over HTTP: the SSE frames of a secret printed in two chunks never hold it', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'isoagent-sse-redact-'))
+    const token = 'sse-redaction-token'
+    const app = createApp({
+      workspace: () => localWorkspace(root),
+      token,
+      session: { redactSecrets: [SECRET] },
+    })
+    const server = await serve(app, { port: 0, hostname: '127.0.0.1', handleSignals: false })
+    try {
+      const auth = { authorization: `Bearer ${token}` }
+      const created = await fetch(`${server.url}/v1/sessions`, { method: 'POST', headers: auth })
+      const { id } = (await created.json()) as { id: string }
+      const events = new SseReader(
+        await fetch(`${server.url}/v1/sessions/${id}/events`, { headers: auth }),
+      )
+      const half = 9
+      const command = `printf '%s' '${SECRET.slice(0, half)}'; sleep 0.4; printf '%s\\n' '${SECRET.slice(half)}'`
+      const result = await fetch(`${server.url}/v1/sessions/${id}/tools/bash`, {
+        method: 'POST',
+        headers: auth,
+        body: JSON.stringify({ args: { command } }),
+      })
+      expect(((await result.json()) as { exitCode: number }).exitCode).toBe(0)
+      const frames = await events.collect((f) => f.event === 'tool_end')
+      await events.close()
+      const stream = frames
+        .filter((f) => f.event === 'tool_output_delta')
+        .map((f) => (JSON.parse(f.data) as { delta: string }).delta)
+        .join('')
+      expect(stream).toBe(`${REDACTED}\n`)
+    } finally {
+      await server.close()
+      rmSync(root, { recursive: true, force: true })
+    }
   })
 
   it('lets a finished line through before the call ends', async () => {
