@@ -1,12 +1,9 @@
 // `isoagent/edge/node`: serves a `createApp()` app on Node with @hono/node-server.
 import { serve as honoServe, type ServerType } from '@hono/node-server'
 import type { AddressInfo } from 'node:net'
-import { nodeHttpTransport } from '../adapters/node-fs/node-http-transport.ts'
-import { setDefaultHttpTransport } from '../src/index.ts'
-
 // An app served on Node resolves names itself and pins connections to the checked addresses
 // (web_fetch, web_search: `address_check: "resolved"`), whatever its workspace.
-setDefaultHttpTransport(nodeHttpTransport)
+import '../adapters/node-fs/node-runtime.ts'
 
 /** What {@link serve} needs of an app: a fetch handler and, optionally, a shutdown. */
 export interface ServableApp {

@@ -8,20 +8,15 @@ export type { GitCliBackendOptions } from './git-cli-backend.ts'
 export { nodeQuickJs } from './node-quickjs.ts'
 export { nodeHttpTransport, pinnedLookup, systemResolver } from './node-http-transport.ts'
 
-import {
-  registerWorkspaceKind,
-  setDefaultHttpTransport,
-  setDefaultQuickJsLoader,
-} from '../../src/index.ts'
-import { nodeHttpTransport as http } from './node-http-transport.ts'
+import { registerWorkspaceKind, setDefaultQuickJsLoader } from '../../src/index.ts'
 import { localWorkspace as local } from './local-workspace.ts'
 import { nodeQuickJs as quickjs } from './node-quickjs.ts'
+// download, web_fetch, web_search: DNS resolved here, checked and pinned (address_check
+// "resolved"); every Node entry of the package imports it too.
+import './node-runtime.ts'
 
 // The program tool's QuickJS: compiled once per process from the variant's .wasm file.
 setDefaultQuickJsLoader(quickjs)
-
-// download and web_fetch: DNS resolved here, checked and pinned (address_check "resolved").
-setDefaultHttpTransport(http)
 
 // Lets `agent.resumeSession(snapshot)` rebuild local workspaces from their descriptor.
 registerWorkspaceKind('local', (descriptor) => {

@@ -15,6 +15,8 @@ import { EventHub, type CallState, type SessionEvent } from './events.ts'
 import { DEFAULT_HOOK_TIMEOUT_MS, withDeadline, type ToolCall, type ToolHooks } from './hooks.ts'
 import type { Origin } from './origin.ts'
 import { PermissionPolicy, type PermissionRules } from './permissions.ts'
+import { OutputRedactor } from './output-redactor.ts'
+import { reauthorize } from './reauthorize.ts'
 import { Sanitizer } from './sanitize.ts'
 import { Scheduler } from './scheduler.ts'
 import { validateToolArgs } from './validate.ts'
@@ -490,6 +492,14 @@ export class Kernel {
         origin,
         ancestors: parent ? [...parent.ancestors, parent.name] : [],
       }
+      // Streamed output goes out redacted across chunks; what is held goes out once it ends.
+      const streamed = new OutputRedactor(this.sanitizer)
+      const deliver = (delta: string) => {
+        if (delta === '') return
+        request.onOutput?.(delta)
+        if (this.events.hasSubscribers)
+          this.events.emit({ type: 'tool_output_delta', ...base, delta, timestamp: Date.now() })
+      }
       const context: ToolContext = {
         workspace: this.workspace,
         signal: controller.signal,
@@ -506,13 +516,26 @@ export class Kernel {
             parent: frame,
           }),
         scheduling: (toolName) => this.tools.get(toolName)?.scheduling,
+        authorize: (precise) =>
+          reauthorize(
+            {
+              policy: this.permissions,
+              confirmations: this.confirmations,
+              events: this.events,
+              base,
+              signal: controller.signal,
+              confirmationTimeoutMs: this.options.confirmationTimeoutMs ?? Number.POSITIVE_INFINITY,
+              pendingArgs: (a) => this.sanitizer.value(a),
+              eventArgs: (a) => eventArgs(tool, a),
+            },
+            precise,
+          ),
         carryover: this.carryover,
         outputLimitBytes: this.options.policy.max_output_bytes,
-        emitOutput: (delta) => {
-          request.onOutput?.(this.sanitizer.text(delta))
-          if (this.events.hasSubscribers)
-            this.events.emit({ type: 'tool_output_delta', ...base, delta, timestamp: Date.now() })
-        },
+        emitOutput: (delta) =>
+          deliver(
+            tool.streamedOutput === 'messages' ? this.sanitizer.text(delta) : streamed.push(delta),
+          ),
       }
       const running: Promise<Outcome> = Promise.resolve()
         .then(() => tool.run(request.args as Record<string, unknown>, context))
@@ -549,6 +572,7 @@ export class Kernel {
         ])
         outcome = grace ?? { kind: 'error', error: undefined }
       }
+      deliver(streamed.flush())
       const stillRunning =
         interruption !== undefined && outcome.kind === 'error' && outcome.error === undefined
       if (outcome.kind === 'result' && outcome.result.exitCode === 0) {

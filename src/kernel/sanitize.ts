@@ -59,15 +59,84 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 }
 
+/**
+ * What may stand between two lines of a multi-line secret in an output: the line break and a
+ * line-number prefix (`read`'s `%6d\t`, `cat -n`, `grep -n`'s `12:`), so numbering the lines
+ * does not break the literal.
+ */
+const SECRET_LINE_BREAK = String.raw`\r?\n(?:[ \t]{0,8}\d{1,12}(?:\t|: ?|\| ?))?`
+/** Longest line-number prefix {@link SECRET_LINE_BREAK} lets through, in characters. */
+const LINE_PREFIX_CHARS = 24
+
+/** Depth past which {@link Sanitizer.value} cuts a value instead of copying it. */
+export const MAX_SANITIZE_DEPTH = 64
+/** What stands for a value nested deeper than {@link MAX_SANITIZE_DEPTH}. */
+export const CUT_DEEP_VALUE = `[cut: nested deeper than ${MAX_SANITIZE_DEPTH} levels]`
+
+/** The pattern of one host secret: its lines, with {@link SECRET_LINE_BREAK} between them. */
+function secretSource(secret: string): string {
+  return secret.split(/\r?\n/).map(escapeRegExp).join(SECRET_LINE_BREAK)
+}
+
+/** Where a secret or a credential pattern matched: `[start, end)`. */
+export interface SecretSpan {
+  start: number
+  end: number
+}
+
 /** Redacts host-supplied secrets and built-in credential patterns from strings and JSON values. */
 export class Sanitizer {
   private readonly secrets: RegExp | undefined
+  private readonly singleLine: readonly string[]
+  /** Longest multi-line secret's length − 1, plus room for line-number prefixes (or 0). */
+  private readonly multiLineHold: number
 
   constructor(secrets: readonly string[] = []) {
-    const literal = [...new Set(secrets.filter((s) => typeof s === 'string' && s.length > 0))]
-      .sort((a, b) => b.length - a.length)
-      .map(escapeRegExp)
-    this.secrets = literal.length > 0 ? new RegExp(literal.join('|'), 'g') : undefined
+    const unique = [...new Set(secrets.filter((s) => typeof s === 'string' && s.length > 0))].sort(
+      (a, b) => b.length - a.length,
+    )
+    this.secrets =
+      unique.length > 0 ? new RegExp(unique.map(secretSource).join('|'), 'g') : undefined
+    this.singleLine = unique.filter((s) => !s.includes('\n'))
+    this.multiLineHold = Math.max(
+      0,
+      ...unique
+        .filter((s) => s.includes('\n'))
+        .map((s) => s.length - 1 + (s.split('\n').length - 1) * LINE_PREFIX_CHARS),
+    )
+  }
+
+  /**
+   * How many characters at the end of `text` a stream must hold back so that no host secret is
+   * cut in two: the longest suffix that begins a one-line secret; for a multi-line secret (whose
+   * lines may come numbered) the whole length of the longest one − 1.
+   */
+  heldTail(text: string): number {
+    let best = Math.min(this.multiLineHold, text.length)
+    for (const secret of this.singleLine) {
+      for (let n = Math.min(secret.length - 1, text.length); n > best; n--) {
+        if (text.endsWith(secret.slice(0, n))) {
+          best = n
+          break
+        }
+      }
+    }
+    return best
+  }
+
+  /** Where in `text` a host secret or a credential pattern matches (possibly overlapping). */
+  spans(text: string): SecretSpan[] {
+    const found: SecretSpan[] = []
+    const collect = (pattern: RegExp) => {
+      pattern.lastIndex = 0
+      for (const m of text.matchAll(pattern))
+        found.push({ start: m.index, end: m.index + m[0].length })
+    }
+    if (this.secrets !== undefined) collect(this.secrets)
+    if (!CREDENTIAL_HINT.test(text)) return found
+    for (const [k, pattern] of CREDENTIAL_PATTERNS.entries())
+      if (CREDENTIAL_HINTS[k]!.holds(text)) collect(pattern)
+    return found
   }
 
   /** `text` with every secret replaced by {@link REDACTED}. */
@@ -92,10 +161,15 @@ export class Sanitizer {
     return out
   }
 
-  /** A deep copy of a JSON-like value with every string (and key) sanitised. */
+  /**
+   * A deep copy of a JSON-like value with every string (and key) sanitised. An object or array
+   * nested deeper than {@link MAX_SANITIZE_DEPTH} levels is cut (replaced by
+   * {@link CUT_DEEP_VALUE}): nothing below it is passed on unsanitised.
+   */
   value<T>(value: T, depth = 0): T {
     if (typeof value === 'string') return this.text(value) as T
-    if (depth > 64 || value === null || typeof value !== 'object') return value
+    if (value === null || typeof value !== 'object') return value
+    if (depth > MAX_SANITIZE_DEPTH) return CUT_DEEP_VALUE as T
     if (Array.isArray(value)) return value.map((v) => this.value(v, depth + 1)) as T
     if (value instanceof Uint8Array) return value
     const out: Record<string, unknown> = {}

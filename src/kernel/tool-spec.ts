@@ -38,6 +38,14 @@ export interface ToolContext {
   ): Promise<ToolResult>
   /** Scheduling facts of a tool this session offers (undefined when it offers no such tool). */
   scheduling(name: string): ToolScheduling | undefined
+  /**
+   * Decide the permission rules again for this call with arguments that became precise only
+   * while it ran (`download` into a folder, once the server named the file), before any side
+   * effect: resolves when allowed; a deny rule rejects with `permission_denied`; an ask rule
+   * raises a new `confirmation_required` with these arguments and waits (refused or timed out:
+   * `permission_denied`; cancelled: `cancelled`). Host-direct calls always pass, as at admission.
+   */
+  authorize(args: Record<string, unknown>): Promise<void>
   /** Work kept between calls of this session (dropped when the workspace may change). */
   carryover: ToolCarryover
   /** Stream part of the output while running (`tool_output_delta` events). */
@@ -83,6 +91,13 @@ export interface ToolSpec<Args = never> {
   close?(): Promise<void>
   /** The arguments as session events show them, for tools whose arguments may carry secrets. */
   redactArgs?(args: Args): Args
+  /**
+   * How the kernel redacts what the tool streams with `emitOutput`: `text` (the default) is one
+   * text cut anywhere, so a tail that may hold part of a secret is held back until the next delta
+   * or the end of the call (deltas may be joined); `messages` are whole documents each (e.g.
+   * `generate_object`'s JSON partials), each sanitised on its own and passed on as it is.
+   */
+  streamedOutput?: 'text' | 'messages'
   /** Run with schema-valid `args`; may throw `IsoagentError`, which the kernel types. */
   run(args: Args, context: ToolContext): Promise<ToolResult>
 }

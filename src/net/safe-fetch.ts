@@ -41,7 +41,7 @@ export interface SafeFetchResult {
   response: Response
   /** URL of the last hop (fragment dropped). */
   finalUrl: URL
-  /** What the transport could check (`resolved` on Node with `isoagent/node`). */
+  /** What the transport could check (`resolved` on Node, whichever package entry was imported). */
   addressCheck: AddressCheck
   /** Redirects followed. */
   redirects: number

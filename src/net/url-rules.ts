@@ -34,10 +34,13 @@ export function checkUrl(input: string | URL, base?: URL): URL {
   return url
 }
 
-/** The host of `url` as the policy compares it: lower case, IPv6 without brackets. */
+/**
+ * The host of `url` as the policy compares it: lower case, IPv6 without brackets, every trailing
+ * dot dropped (`127.0.0.1..` and `localhost..` reach the same machine as without them).
+ */
 export function urlHost(url: URL): string {
   const h = url.hostname.toLowerCase()
-  return h.startsWith('[') ? h.slice(1, -1) : h.replace(/\.$/, '')
+  return h.startsWith('[') ? h.slice(1, -1) : h.replace(/\.+$/, '')
 }
 
 /** Whether `url`'s host (or `host:port`) is on `allowHosts`. */
@@ -53,10 +56,12 @@ export function hostNameAllowed(
   allowHosts: readonly string[] | undefined,
 ): boolean {
   if (allowHosts === undefined) return false
-  const name = (canonicalAddress(host) ?? host).toLowerCase().replace(/\.$/, '')
+  const bare = host.toLowerCase().replace(/\.+$/, '')
+  const name = canonicalAddress(bare) ?? bare
   for (const entry of allowHosts) {
     const { host: eh, port: ep } = splitEntry(entry.trim().toLowerCase())
-    if ((canonicalAddress(eh) ?? eh.replace(/\.$/, '')) === name && (ep === '' || ep === port))
+    const entryHost = eh.replace(/\.+$/, '')
+    if ((canonicalAddress(entryHost) ?? entryHost) === name && (ep === '' || ep === port))
       return true
   }
   return false

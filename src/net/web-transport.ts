@@ -1,9 +1,10 @@
 import type { HttpTransport } from './http-transport.ts'
 
 /**
- * The transport of every runtime with a Web `fetch` (workerd, browsers, Node without
- * `isoagent/node`): `redirect: 'manual'`, names resolved by the runtime, so only literals are
- * checked (`literal_only`). In a browser a redirect comes back opaque and fails the request.
+ * The transport of every runtime with a Web `fetch` (workerd, browsers; on Node every package
+ * entry installs the resolving transport instead): `redirect: 'manual'`, names resolved by the
+ * runtime, so only literals are checked (`literal_only`). In a browser a redirect comes back
+ * opaque and fails the request.
  */
 export const webHttpTransport: HttpTransport = {
   addressCheck: 'literal_only',
@@ -19,7 +20,10 @@ export const webHttpTransport: HttpTransport = {
 
 let defaultTransport: HttpTransport = webHttpTransport
 
-/** Make `transport` the one requests use when their context names none (`isoagent/node` does). */
+/**
+ * Make `transport` the one requests use when their context names none (on Node, every package
+ * entry installs the resolving transport through its `"node"` export condition).
+ */
 export function setDefaultHttpTransport(transport: HttpTransport): void {
   defaultTransport = transport
 }

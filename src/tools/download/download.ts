@@ -385,6 +385,25 @@ async function resolveTarget(
   return { path, display: WorkspacePath.display(path) }
 }
 
+/**
+ * The target of a download into a folder, named by the server (`Content-Disposition`) or the
+ * URL, and authorized again now that the name is known: permission rules on the final path
+ * (`deny: ['download(**\/*.sh)']`) decide before any byte is written.
+ */
+async function namedTarget(
+  context: ToolContext,
+  args: DownloadArgs,
+  response: Response,
+  url: URL,
+): Promise<{ path: WorkspacePath; display: string }> {
+  const name = sanitizeFileName(
+    dispositionName(response.headers.get('content-disposition')) ?? urlName(url),
+  )
+  const target = await resolveTarget(context, args.file_path, () => name)
+  await context.authorize({ ...args, file_path: target.display })
+  return target
+}
+
 async function checkTarget(
   context: ToolContext,
   path: WorkspacePath,
@@ -507,11 +526,14 @@ export function createDownloadTool(net: NetContext = {}): ToolSpec<DownloadArgs>
         const url = probe.finalUrl
         const response = probe.response
         const contentType = response.headers.get('content-type')?.split(';')[0]?.trim() ?? null
+        // A whole body (no range support) is not held open across a confirmation: fetched again.
+        let whole: Response | undefined = response.status === 206 ? undefined : response
         if (target === undefined) {
-          const name = sanitizeFileName(
-            dispositionName(response.headers.get('content-disposition')) ?? urlName(url),
-          )
-          target = await resolveTarget(context, args.file_path, () => name)
+          target = await namedTarget(context, args, response, url)
+          if (whole !== undefined) {
+            await whole.body?.cancel().catch(() => undefined)
+            whole = undefined
+          }
         }
         const existed = await checkTarget(context, target.path, target.display, overwrite)
         let total: number | undefined
@@ -563,13 +585,7 @@ export function createDownloadTool(net: NetContext = {}): ToolSpec<DownloadArgs>
             rangeSupported && etag !== undefined && total !== undefined
               ? { etag, total }
               : undefined
-          bytes = await sequential(
-            job,
-            file,
-            url,
-            response.status === 206 ? undefined : response,
-            resume,
-          )
+          bytes = await sequential(job, file, url, whole, resume)
         }
         if (total !== undefined && bytes !== total && strategy !== 'sequential_fallback')
           throw new IsoagentError(

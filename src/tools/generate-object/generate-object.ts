@@ -365,6 +365,8 @@ export function createGenerateObjectTool(model: LanguageModel): ToolSpec<Generat
       '{"object_partial": ...} deltas (at most every 100 ms), then {"final": object}.',
     parameters: generateObjectParameters,
     available: () => true,
+    // Each delta is one whole JSON document: sanitised on its own, never joined to the next.
+    streamedOutput: 'messages',
     scheduling: {
       read_only: true,
       idempotent: false,

@@ -1,0 +1,10 @@
+// Runtime wiring of Node.js, imported for its effect by every package entry Node resolves (the
+// package's `"node"` export condition): what a session uses when its options name nothing is
+// decided by the runtime, never by which other entry happened to be imported (DESIGN, "Runtime
+// wiring").
+import { setDefaultHttpTransport } from '../../src/index.ts'
+import { nodeHttpTransport } from './node-http-transport.ts'
+
+// web_fetch, download, web_search: names resolved here, every answer checked and the connection
+// pinned to it (`address_check: "resolved"`). undici itself loads at the first request.
+setDefaultHttpTransport(nodeHttpTransport)
