@@ -149,16 +149,22 @@ function answerConfirmations(
     stop.abort()
     previous?.()
   }
-  const answer = (id: string, approved: boolean) => {
+  const settle = (id: string, how: (id: string) => void) => {
     try {
-      session.confirmToolUse(id, approved)
+      how(id)
     } catch {
       // answered elsewhere, timed out or cancelled meanwhile
     }
   }
+  const answer = (id: string, approved: boolean) =>
+    settle(id, (i) => session.confirmToolUse(i, approved))
+  // Nobody was asked: say so instead of reporting a refusal nobody made.
+  const unavailable = (id: string, why: string) => settle(id, (i) => session.cannotConfirm(i, why))
   const ask = async (id: string, toolName: string, args: unknown, reason?: string) => {
-    if (mode === 'refuse' || server.getClientCapabilities()?.elicitation === undefined)
-      return answer(id, false)
+    if (mode === 'refuse')
+      return unavailable(id, "this MCP server answers confirmations with 'refuse'")
+    if (server.getClientCapabilities()?.elicitation === undefined)
+      return unavailable(id, 'the MCP client did not declare the elicitation capability')
     const related = requestOf(calls, toolName, args)
     try {
       const reply = await server.elicitInput(
@@ -180,8 +186,9 @@ function answerConfirmations(
         },
       )
       answer(id, reply.action === 'accept' && reply.content?.approve === true)
-    } catch {
-      answer(id, false)
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error)
+      unavailable(id, `the elicitation request failed: ${clip(message, 200)}`)
     }
   }
   void (async () => {

@@ -35,14 +35,14 @@ export { registerWorkspaceKind } from './session/workspace-resolvers.ts'
 export { IsoagentError } from './errors.ts'
 export type { IsoagentErrorCode, IsoagentErrorOptions } from './errors.ts'
 export { toolFailure, toolSuccess } from './tool-result.ts'
-export type { ToolErrorKind, ToolResult } from './tool-result.ts'
+export type { PermissionDeniedReason, ToolErrorKind, ToolResult } from './tool-result.ts'
 export type { ActiveTool } from './kernel/kernel.ts'
 export {
-  TOOL_TIMEOUT_DEFAULTS,
   DEFAULT_TOOL_TIMEOUT_MS,
   CANCEL_GRACE_MS,
   OWN_DEADLINE_MARGIN_MS,
 } from './kernel/kernel.ts'
+export { TOOL_TIMEOUT_DEFAULTS } from './tools/timeout-defaults.ts'
 export type { Origin } from './kernel/origin.ts'
 export type { CallState, SessionEvent } from './kernel/events.ts'
 export { DEFAULT_EVENT_BUFFER } from './kernel/events.ts'

@@ -11,7 +11,7 @@ export type ToolErrorKind =
   | { type: 'not_found'; path?: string }
   | { type: 'invalid_argument'; message: string }
   | { type: 'hook_denied'; reason: string; retryable: boolean; retry_after_ms: number | null }
-  | { type: 'permission_denied'; message?: string }
+  | { type: 'permission_denied'; message?: string; reason?: PermissionDeniedReason }
   | { type: 'unsupported'; message?: string }
   | { type: 'timeout'; op: string; duration_ms: number }
   | { type: 'transport'; op: string; message?: string }
@@ -19,6 +19,20 @@ export type ToolErrorKind =
   | { type: 'partial_failure'; failed: number; total: number }
   | { type: 'rate_limited'; retry_after_ms: number | null }
   | RetrievalRequirementsNotMet
+
+/**
+ * Which gate of the kernel refused a call with `permission_denied` (absent when a tool refused,
+ * e.g. a path outside the workspace or a private address): a `deny` rule or the default
+ * decision; a human's refusal of an `ask`; an `ask` left unanswered past
+ * `confirmationTimeoutMs`; an `ask` nobody could be asked about (the client cannot confirm,
+ * e.g. an MCP client without elicitation; nobody refused it); the session's budget.
+ */
+export type PermissionDeniedReason =
+  | 'denied_by_rule'
+  | 'confirmation_refused'
+  | 'confirmation_timed_out'
+  | 'confirmation_unavailable'
+  | 'budget_exhausted'
 
 /**
  * `web_search` failed closed: the whole cascade missed the structural requirements. Carries what

@@ -13,8 +13,17 @@ export interface PendingConfirmation {
   reason?: string
 }
 
-/** How a confirmation ended. */
-export type ConfirmationOutcome = 'approved' | 'refused' | 'timed_out' | 'cancelled'
+/**
+ * How a confirmation ended. `unavailable`: nobody was asked, because whoever answers for the
+ * session cannot ask anyone (an MCP client without elicitation); it is not a refusal.
+ */
+export type ConfirmationOutcome = 'approved' | 'refused' | 'timed_out' | 'cancelled' | 'unavailable'
+
+/** A confirmation's outcome, with why it was `unavailable`. */
+export interface ConfirmationAnswer {
+  outcome: ConfirmationOutcome
+  why?: string
+}
 
 const ANSWERED_MEMORY = 4096
 
@@ -22,7 +31,7 @@ const ANSWERED_MEMORY = 4096
 export class Confirmations {
   private readonly pending = new Map<
     string,
-    { entry: PendingConfirmation; settle: (o: ConfirmationOutcome) => void }
+    { entry: PendingConfirmation; settle: (answer: ConfirmationAnswer) => void }
   >()
   private readonly answered = new Set<string>()
   private counter = 0
@@ -37,29 +46,42 @@ export class Confirmations {
     timeoutMs: number,
     signal: AbortSignal,
     onCreated: (entry: PendingConfirmation) => void,
-  ): Promise<ConfirmationOutcome> {
+  ): Promise<ConfirmationAnswer> {
     const id = `confirm_${(++this.counter).toString(36)}_${Math.random().toString(36).slice(2, 8)}`
     const full: PendingConfirmation = { ...entry, id, requestedAt: Date.now() }
-    return new Promise<ConfirmationOutcome>((resolve) => {
+    return new Promise<ConfirmationAnswer>((resolve) => {
       let timer: ReturnType<typeof setTimeout> | undefined
-      const settle = (outcome: ConfirmationOutcome) => {
+      const settle = (answer: ConfirmationAnswer) => {
         if (!this.pending.delete(id)) return
         clearTimeout(timer)
         signal.removeEventListener('abort', onAbort)
         this.remember(id)
-        resolve(outcome)
+        resolve(answer)
       }
-      const onAbort = () => settle('cancelled')
+      const onAbort = () => settle({ outcome: 'cancelled' })
       this.pending.set(id, { entry: full, settle })
-      if (signal.aborted) return settle('cancelled')
+      if (signal.aborted) return settle({ outcome: 'cancelled' })
       signal.addEventListener('abort', onAbort, { once: true })
-      if (Number.isFinite(timeoutMs)) timer = setTimeout(() => settle('timed_out'), timeoutMs)
+      if (Number.isFinite(timeoutMs))
+        timer = setTimeout(() => settle({ outcome: 'timed_out' }), timeoutMs)
       onCreated(full)
     })
   }
 
   /** Answer a pending confirmation; throws `not_found` for unknown ids, `invalid_argument` for answered ones. */
   answer(id: string, approved: boolean): void {
+    this.pendingOf(id).settle({ outcome: approved ? 'approved' : 'refused' })
+  }
+
+  /**
+   * Settle a pending confirmation that nobody can be asked about (`why`: who cannot ask, and
+   * why). Throws like {@link Confirmations.answer}.
+   */
+  unavailable(id: string, why: string): void {
+    this.pendingOf(id).settle({ outcome: 'unavailable', why })
+  }
+
+  private pendingOf(id: string) {
     const pending = this.pending.get(id)
     if (pending === undefined) {
       if (this.answered.has(id)) {
@@ -77,7 +99,7 @@ export class Confirmations {
         { data: { id, reason: 'unknown' } },
       )
     }
-    pending.settle(approved ? 'approved' : 'refused')
+    return pending
   }
 
   private remember(id: string): void {

@@ -74,12 +74,15 @@ export async function reauthorize(scope: ReauthorizeScope, args: unknown): Promi
         timestamp: Date.now(),
       }),
   )
-  if (outcome === 'approved') return
-  if (outcome === 'cancelled')
+  if (outcome.outcome === 'approved') return
+  if (outcome.outcome === 'cancelled')
     throw new IsoagentError('cancelled', 'cancelled while waiting for confirmation')
-  throw denied(
-    scope,
-    outcome === 'refused' ? 'refused by the user' : 'confirmation timed out; treated as refused',
-    verdict.rule,
-  )
+  const rule = verdict.rule
+  const text =
+    outcome.outcome === 'refused'
+      ? 'refused by the user'
+      : outcome.outcome === 'timed_out'
+        ? 'confirmation timed out; treated as refused'
+        : `needs confirmation, and this client cannot be asked (${outcome.why ?? 'no one answers confirmations here'}); nobody refused it: ${rule !== undefined ? `the permission rule "${rule}" asks first` : 'the default permission decision is ask'} for the final path. To run it, ${rule !== undefined ? `remove or narrow the ask rule "${rule}"` : 'add an allow rule for it'}, or call it from a client that can confirm`
+  throw denied(scope, text, rule)
 }

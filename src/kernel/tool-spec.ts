@@ -19,6 +19,25 @@ export interface ToolScheduling {
   output_kind: 'text' | 'json' | 'binary_ref'
 }
 
+/**
+ * How a tool runs other tools through {@link ToolContext.invoke}. The kernel's nesting rules
+ * follow from these flags, so a tool that runs others declares them instead of being named in
+ * the kernel. A tool that runs no other tool omits {@link ToolSpec.nesting}.
+ */
+export interface ToolNesting {
+  /**
+   * It only runs other tools (`batch`, `program`): each child passes every gate on its own;
+   * under a host-direct call its children keep the host's trust (`host_direct_nested`), under
+   * any other they are governed `nested` calls; and it does not change the workspace itself, so
+   * starting it keeps the session's carryover (its children that change the workspace drop it).
+   */
+  container?: boolean
+  /** It may not appear anywhere below itself (`batch` inside `batch`). */
+  nonReentrant?: boolean
+  /** It runs sub-agents (`task`): no tool that runs sub-agents may appear below one that does. */
+  runsAgents?: boolean
+}
+
 /** What a running tool gets from the kernel. */
 export interface ToolContext {
   workspace: WorkspaceServices
@@ -71,6 +90,21 @@ export interface ToolSpec<Args = never> {
   /** Argument that permission rules like `tool(glob)` match against. */
   primaryArgument?: string
   /**
+   * Arguments that name workspace paths: each one present is parsed and contained in the
+   * workspace before the tool runs (refused with `permission_denied` or `invalid_argument`
+   * otherwise). `name` is a top-level string argument, `name[].key` the `key` of each object of
+   * an array argument. Omitted: `file_path`, `path` and `files[].path`
+   * ({@link DEFAULT_PATH_ARGUMENTS}); `[]` for a tool without workspace paths.
+   */
+  pathArguments?: readonly string[]
+  /**
+   * The tool's default deadline (ms), used when the session's `toolTimeoutMs` sets none for it;
+   * without it the kernel's `DEFAULT_TOOL_TIMEOUT_MS` (120 s) applies.
+   */
+  timeoutMs?: number
+  /** How it runs other tools, when it does. */
+  nesting?: ToolNesting
+  /**
    * Validate arguments (returns a message, or undefined when valid). Built-in tools omit it and
    * use their precompiled schema validators.
    */
@@ -101,6 +135,13 @@ export interface ToolSpec<Args = never> {
   /** Run with schema-valid `args`; may throw `IsoagentError`, which the kernel types. */
   run(args: Args, context: ToolContext): Promise<ToolResult>
 }
+
+/** Path arguments of a tool that declares none: `file_path`, `path` and each `files[].path`. */
+export const DEFAULT_PATH_ARGUMENTS: readonly string[] = Object.freeze([
+  'file_path',
+  'path',
+  'files[].path',
+])
 
 /** Scheduling of a tool that only reads. */
 export const READ_ONLY: ToolScheduling = {

@@ -287,6 +287,17 @@ export class Session {
     this.kernel.confirm(id, approved)
   }
 
+  /**
+   * Settle a pending call that nobody can be asked about, because whoever answers for this
+   * session cannot ask a human (an MCP client without elicitation, a front end with no one to
+   * confirm). `why` says who cannot ask and why. The call fails with `permission_denied`,
+   * `errorKind.reason: 'confirmation_unavailable'`, and its message says so and how to allow the
+   * call instead; it is not reported as a refusal. Throws like {@link Session.confirmToolUse}.
+   */
+  cannotConfirm(id: string, why: string): void {
+    this.kernel.cannotConfirm(id, why)
+  }
+
   /** The full original of a projected result (`a3s://tool-output/...`), if still stored. */
   getArtifact(uri: string): Promise<Uint8Array | undefined> {
     return this.kernel.options.artifactStore.get(uri)

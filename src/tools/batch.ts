@@ -22,6 +22,9 @@ interface BatchArgs {
 
 export const batchTool: ToolSpec<BatchArgs> = {
   name: 'batch',
+  pathArguments: [],
+  timeoutMs: 600_000,
+  nesting: { container: true, nonReentrant: true },
   description:
     'Run up to 32 tool calls in one step. Calls run in parallel (up to max_concurrency) only when every one is ' +
     'read-only and idempotent; otherwise they run one after another in order. Each call passes the same checks ' +

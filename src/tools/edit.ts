@@ -36,6 +36,8 @@ function lineOf(text: string, index: number): number {
 
 export const editTool: ToolSpec<EditArgs> = {
   name: 'edit',
+  pathArguments: ['file_path'],
+  timeoutMs: 60_000,
   description:
     'Replace exact text in a UTF-8 file. `old_string` must match exactly once unless `replace_all` or ' +
     '`expected_replacements` says how many to replace. `dry_run` shows the diff without writing. A BOM and CRLF ' +

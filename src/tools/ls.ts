@@ -22,6 +22,8 @@ function render(entry: DirEntry): string {
 
 export const lsTool: ToolSpec<LsArgs> = {
   name: 'ls',
+  pathArguments: ['path'],
+  timeoutMs: 30_000,
   description:
     'List a directory: one entry per line, sorted by name, directories ending in "/" (symlinks in "@"). ' +
     'Paged: pass metadata.next_cursor as `cursor` for the next page.',

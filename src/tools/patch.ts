@@ -103,6 +103,8 @@ function diagnose(patch: StructuredPatch, body: string): string {
 
 export const patchTool: ToolSpec<PatchArgs> = {
   name: 'patch',
+  pathArguments: ['file_path'],
+  timeoutMs: 60_000,
   description:
     'Apply a strict unified diff (`@@ -a,b +c,d @@` hunks with exact context) to one file, all or nothing. ' +
     'Hunk line counts are checked; context must match exactly (hunks may sit at a shifted line). ' +

@@ -49,6 +49,8 @@ const lineArgs = {
 
 export const readTool: ToolSpec<ReadArgs> = {
   name: 'read',
+  pathArguments: ['file_path', 'files[].path'],
+  timeoutMs: 60_000,
   description:
     'Read a UTF-8 text file as numbered lines (`%6d\\t<line>`, 1-based), or up to 32 files at once with `files` ' +
     'under a shared output budget. Long files are paged: follow the `continue with offset=N` hint.',

@@ -16,6 +16,8 @@ interface WriteArgs {
 
 export const writeTool: ToolSpec<WriteArgs> = {
   name: 'write',
+  pathArguments: ['file_path'],
+  timeoutMs: 60_000,
   description:
     'Write a UTF-8 text file. `overwrite` (default) replaces the whole file, creating it and its parent ' +
     'directories if needed. `append` adds to the end; with `expected_offset` (the file size in bytes you expect) ' +

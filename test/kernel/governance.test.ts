@@ -27,7 +27,7 @@ describe.each(WORKSPACE_KINDS)('governance on %s workspace', (kind) => {
       ]) {
         const r = await h.session.governedTool('write', { file_path: path, content: 'model\n' })
         expect(r.exitCode).toBe(1)
-        expect(r.errorKind).toMatchObject({ type: 'permission_denied' })
+        expect(r.errorKind).toMatchObject({ type: 'permission_denied', reason: 'denied_by_rule' })
         expect(r.output).toContain('write(secrets/**)')
       }
       expect(await h.file('secrets/key.txt')).toBe('old\n')
@@ -183,7 +183,11 @@ describe.each(WORKSPACE_KINDS)('governance on %s workspace', (kind) => {
       h.session.confirmToolUse(pending!.id, false)
       const r = await refused
       expect(r.exitCode).toBe(1)
-      expect(r.errorKind).toEqual({ type: 'permission_denied', message: 'refused by the user' })
+      expect(r.errorKind).toEqual({
+        type: 'permission_denied',
+        message: 'refused by the user',
+        reason: 'confirmation_refused',
+      })
       expect(await h.file('a.txt')).toBe('one\n')
       expect(() => h.session.confirmToolUse(pending!.id, true)).toThrow(/already answered/)
       expect(() => h.session.confirmToolUse('confirm_nope', true)).toThrow(IsoagentError)
@@ -204,6 +208,49 @@ describe.each(WORKSPACE_KINDS)('governance on %s workspace', (kind) => {
       rec.stop()
     })
 
+    it('an ask nobody can be asked about says so, not "refused by the user"', async () => {
+      const h = await harness(
+        kind,
+        { 'a.txt': 'one\n' },
+        { permissions: { ask: ['edit(*.txt)'], defaultDecision: 'ask' } },
+      )
+      const rec = recordEvents(h.session)
+      const unasked = async (args: Record<string, unknown>, tool = 'edit') => {
+        const call = h.session.governedTool(tool, args)
+        await until(() => h.session.pendingConfirmations().length === 1)
+        h.session.cannotConfirm(h.session.pendingConfirmations()[0]!.id, 'no one is at the screen')
+        return call
+      }
+      const byRule = await unasked({ file_path: 'a.txt', old_string: 'one', new_string: 'two' })
+      expect(byRule.exitCode).toBe(1)
+      expect(byRule.errorKind).toMatchObject({
+        type: 'permission_denied',
+        reason: 'confirmation_unavailable',
+      })
+      expect(byRule.output).not.toContain('refused by the user')
+      expect(byRule.output).toContain('cannot be asked (no one is at the screen)')
+      expect(byRule.output).toContain('nobody refused it')
+      expect(byRule.output).toContain('the ask rule "edit(*.txt)"')
+      expect(await h.file('a.txt')).toBe('one\n')
+
+      const byDefault = await unasked({ path: '.' }, 'ls')
+      expect(byDefault.errorKind).toMatchObject({ reason: 'confirmation_unavailable' })
+      expect(byDefault.output).toContain('default permission decision is ask')
+      expect(byDefault.output).toContain('add an allow rule')
+
+      await settle()
+      const denied = rec.events.filter((e) => e.type === 'permission_denied')
+      expect(denied).toHaveLength(2)
+      expect(denied[0]).toMatchObject({
+        rule: 'edit(*.txt)',
+        reason: expect.stringContaining('cannot be asked'),
+      })
+      const ends = rec.events.filter((e) => e.type === 'tool_end')
+      expect(ends.map((e) => e.type === 'tool_end' && e.state)).toEqual(['rejected', 'rejected'])
+      expect(() => h.session.cannotConfirm('confirm_nope', 'x')).toThrow(IsoagentError)
+      rec.stop()
+    })
+
     it('times out, or is cancelled by the caller or by close, without hanging', async () => {
       const h = await harness(
         kind,
@@ -218,6 +265,7 @@ describe.each(WORKSPACE_KINDS)('governance on %s workspace', (kind) => {
       expect(timedOut.errorKind).toMatchObject({
         type: 'permission_denied',
         message: expect.stringContaining('timed out'),
+        reason: 'confirmation_timed_out',
       })
 
       const controller = new AbortController()
@@ -369,6 +417,7 @@ describe.each(WORKSPACE_KINDS)('governance on %s workspace', (kind) => {
       expect(third.errorKind).toMatchObject({
         type: 'permission_denied',
         message: expect.stringContaining('maxToolCalls=2'),
+        reason: 'budget_exhausted',
       })
       expect(await h.file('a.txt')).toBe('a\n')
       await settle()

@@ -333,16 +333,50 @@ describe('MCP sessions: idle, limits, cancellation, confirmations', () => {
       const refused = await call(client, 'write', { file_path: 'no.txt', content: 'n\n' })
       expect(refused).toMatchObject({
         isError: true,
-        structuredContent: { errorKind: { type: 'permission_denied' } },
+        structuredContent: {
+          errorKind: { type: 'permission_denied', reason: 'confirmation_refused' },
+        },
       })
+      expect(text(refused)).toContain('refused by the user')
       expect((await call(client, 'read', { file_path: 'ok.txt' })).isError).toBe(false)
 
+      // A client that cannot be asked: nobody refused, and the result says what happened.
       const plain = await connect(served.url)
       const noWay = await call(plain.client, 'write', { file_path: 'x.txt', content: 'x' })
       expect(noWay).toMatchObject({
         isError: true,
-        structuredContent: { errorKind: { type: 'permission_denied' } },
+        structuredContent: {
+          errorKind: { type: 'permission_denied', reason: 'confirmation_unavailable' },
+        },
       })
+      expect(text(noWay)).not.toContain('refused by the user')
+      expect(text(noWay)).toContain('did not declare the elicitation capability')
+      expect(text(noWay)).toContain('the ask rule "write"')
+    } finally {
+      await served.stop()
+    }
+  })
+
+  it("says a confirmation was not asked when the server answers them with 'refuse'", async () => {
+    const rec = recording({ permissions: { ask: ['write'] } })
+    const served = await serveMcp({ sessions: rec.sessions, confirmations: 'refuse' })
+    try {
+      let asked = 0
+      const { client } = await connect(served.url, { capabilities: { elicitation: {} } })
+      client.setRequestHandler(ElicitRequestSchema, () => {
+        asked++
+        return { action: 'accept', content: { approve: true } }
+      })
+      const result = await call(client, 'write', { file_path: 'x.txt', content: 'x' })
+      expect(asked).toBe(0)
+      expect(result).toMatchObject({
+        isError: true,
+        structuredContent: {
+          errorKind: { type: 'permission_denied', reason: 'confirmation_unavailable' },
+        },
+      })
+      expect(text(result)).toContain("answers confirmations with 'refuse'")
+      expect(text(result)).not.toContain('refused by the user')
     } finally {
       await served.stop()
     }

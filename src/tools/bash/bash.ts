@@ -61,6 +61,7 @@ async function snapshot(
 
 export const bashTool: ToolSpec<BashArgs> = {
   name: 'bash',
+  pathArguments: [],
   description:
     'Run a command with `bash -c` in the workspace root (stdin closed, clean environment). ' +
     'stdout and stderr are captured separately, each as its first 64 KiB and last 36 KiB with ' +

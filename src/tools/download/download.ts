@@ -443,6 +443,7 @@ function parseUrl(input: string): URL {
 export function createDownloadTool(net: NetContext = {}): ToolSpec<DownloadArgs> {
   return {
     name: 'download',
+    pathArguments: ['file_path'],
     description:
       'Download a public http(s) URL to a file in the workspace, streaming to a temp file beside the target ' +
       'and moving it into place only when complete (nothing is left behind on failure). Uses up to 4 parallel ' +

@@ -358,6 +358,7 @@ async function generate(
 export function createGenerateObjectTool(model: LanguageModel): ToolSpec<GenerateObjectArgs> {
   return {
     name: GENERATE_OBJECT,
+    pathArguments: [],
     description:
       'Generate a JSON object that matches a JSON Schema, with the session model. The object is validated; ' +
       'validation errors are fed back to the model for up to max_repair_attempts rounds, all within timeout_ms. ' +

@@ -578,6 +578,7 @@ async function initRepository(
 export function createGitTool(author: GitAuthor = DEFAULT_GIT_AUTHOR): ToolSpec<GitArgs> {
   return {
     name: 'git',
+    pathArguments: ['path'],
     description:
       'Git in the workspace repository (the workspace root). Commands: status (porcelain), log ' +
       '(limit, cursor), diff (working tree vs index, or vs `ref`; `path`; byte paging with ' +

@@ -210,6 +210,8 @@ function shape(outcome: ProgramOutcome, limits: ProgramLimits): ToolResult {
 export function createProgramTool(loader?: QuickJsLoader): ToolSpec<ProgramArgs> {
   return {
     name: 'program',
+    pathArguments: ['path'],
+    nesting: { container: true, nonReentrant: true },
     description: DESCRIPTION,
     parameters: PARAMETERS,
     available: () => true,

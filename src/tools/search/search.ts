@@ -11,6 +11,7 @@ import { SEARCH_LIMITS, type SearchArgs } from './search-args.ts'
 /** The `search` tool: grep, glob and bm25 over the workspace port. */
 export const searchTool: ToolSpec<SearchArgs> = {
   name: 'search',
+  pathArguments: ['path'],
   description:
     'Search the workspace. mode "grep": JavaScript regular expression (Unicode) over file lines, output_mode ' +
     'content (path:line:text) | files_with_matches | count (path:N) | summary. mode "glob": list files matching a ' +

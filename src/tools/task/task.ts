@@ -1,4 +1,4 @@
-import { eventArgs } from '../../kernel/kernel.ts'
+import { eventArgs } from '../../kernel/event-args.ts'
 import { Validator } from '@cfworker/json-schema'
 import { runAgentLoop } from '../../agent/agent-loop.ts'
 import { describeError, errorKindOf } from '../../kernel/error-kind.ts'
@@ -314,6 +314,9 @@ async function runTasks(
   )
 }
 
+/** Default deadline of a `task` call (30 min): sub-agents take many model turns. */
+export const TASK_TIMEOUT_MS = 1_800_000
+
 /**
  * The `task` tool over a session's model and tools (and, `hidden`, its `parallel_task` alias).
  * `background: true` (one task) starts the sub-agent in the session's background tasks and
@@ -326,6 +329,9 @@ export function createTaskTool(host: TaskHost, name = 'task', hidden = false): T
     description: DESCRIPTION,
     parameters: structuredClone(PARAMETERS),
     ...(hidden ? { hidden: true } : {}),
+    pathArguments: [],
+    timeoutMs: TASK_TIMEOUT_MS,
+    nesting: { runsAgents: true },
     available: () => true,
     scheduling: {
       read_only: false,

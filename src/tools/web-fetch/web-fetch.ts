@@ -116,6 +116,7 @@ function sliceEnd(text: string, offset: number, max: number): number {
 export function createWebFetchTool(net: NetContext = {}): ToolSpec<WebFetchArgs> {
   return {
     name: 'web_fetch',
+    pathArguments: [],
     description:
       'Fetch a public web page (http/https) and return it as Markdown (default), plain text or HTML; ' +
       '`body_only` keeps the main content without navigation, headers, footers and sidebars. Long pages ' +

@@ -99,6 +99,7 @@ export function createWebSearchTool(
 
   return {
     name: 'web_search',
+    pathArguments: [],
     description: DESCRIPTION,
     parameters: {
       type: 'object',

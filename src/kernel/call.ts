@@ -1,0 +1,170 @@
+import { IsoagentError } from '../errors.ts'
+import { toolFailure, type ToolErrorKind, type ToolResult } from '../tool-result.ts'
+import type { CallState, EventHub } from './events.ts'
+import type { ToolCall } from './hooks.ts'
+import type { Origin } from './origin.ts'
+import { onAbort } from './signal-fanout.ts'
+import type { ToolSpec } from './tool-spec.ts'
+
+/** A call currently known to the kernel. */
+export interface ActiveTool {
+  id: string
+  name: string
+  origin: Origin
+  state: CallState
+  startedAt: number
+  parentCallId?: string
+}
+
+/** One request to the kernel. */
+export interface InvokeRequest {
+  name: string
+  args: unknown
+  origin: Origin
+  signal?: AbortSignal
+  /** A second signal that cancels the call (a container stopping its children early). */
+  stopSignal?: AbortSignal
+  /** The running call this one is nested in. */
+  parent?: CallFrame
+  /** Receives the call's streamed output (`tool_output_delta`), with or without subscribers. */
+  onOutput?: (delta: string) => void
+}
+
+/** What the kernel knows of a running call, handed to nested calls. */
+export interface CallFrame {
+  id: string
+  name: string
+  origin: Origin
+  ancestors: readonly string[]
+}
+
+/** How a call ended, as its last `tool_state` says. */
+export type EndState = 'completed' | 'rejected' | 'cancelled' | 'failed'
+
+/**
+ * What a step decided: the raw result to settle, the end state, and whether `postToolUse` hooks
+ * see it (they see calls that ran, not refusals). A step that lets the call go on returns
+ * `undefined` instead.
+ */
+export interface Verdict {
+  result: ToolResult
+  state: EndState
+  hooks: boolean
+}
+
+/** The fields every event of a call carries (but its timestamp). */
+export interface CallEventFields {
+  toolName: string
+  callId: string
+  origin: Origin
+  parentCallId?: string
+}
+
+let callCounter = 0
+function newCallId(): string {
+  callCounter = (callCounter + 1) % Number.MAX_SAFE_INTEGER
+  return `call_${Date.now().toString(36)}_${callCounter.toString(36)}`
+}
+
+/**
+ * One call on its way through the kernel's steps: its id, its `ActiveTool` entry and state
+ * events, and its own `AbortController`, which the caller's signal, the container's stop signal
+ * and the session's closing signal abort. Those links go through one fan-out listener per signal
+ * ({@link onAbort}) and are cut by {@link KernelCall.unlink} when the call settles.
+ */
+export class KernelCall {
+  readonly id = newCallId()
+  readonly startedAt = Date.now()
+  readonly name: string
+  readonly origin: Origin
+  readonly request: InvokeRequest
+  readonly entry: ActiveTool
+  readonly base: CallEventFields
+  readonly controller = new AbortController()
+  /** The run, settled when the tool has really stopped (it may outlive the call's result). */
+  settledLater: Promise<unknown> | undefined
+  private admittedTool: ToolSpec<Record<string, unknown>> | undefined
+  private readonly events: EventHub
+  private readonly unlinks: (() => void)[] = []
+
+  constructor(request: InvokeRequest, events: EventHub, closing: AbortSignal) {
+    const { name, origin, parent, signal, stopSignal } = request
+    this.name = name
+    this.origin = origin
+    this.request = request
+    this.events = events
+    const parentCallId = parent ? { parentCallId: parent.id } : {}
+    this.base = { toolName: name, callId: this.id, origin, ...parentCallId }
+    this.entry = { id: this.id, name, origin, state: 'created', startedAt: this.startedAt }
+    Object.assign(this.entry, parentCallId)
+    if (events.hasSubscribers)
+      events.emit({ type: 'tool_state', ...this.base, state: 'created', timestamp: this.startedAt })
+    const abort = () =>
+      this.controller.abort(closing.reason ?? signal?.reason ?? stopSignal?.reason)
+    if (closing.aborted || signal?.aborted || stopSignal?.aborted) {
+      abort()
+      return
+    }
+    this.unlinks.push(onAbort(closing, abort))
+    if (signal !== undefined) this.unlinks.push(onAbort(signal, abort))
+    if (stopSignal !== undefined) this.unlinks.push(onAbort(stopSignal, abort))
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal
+  }
+
+  get aborted(): boolean {
+    return this.controller.signal.aborted
+  }
+
+  /** The tool, once the admit step found it. */
+  get tool(): ToolSpec<Record<string, unknown>> {
+    if (this.admittedTool === undefined)
+      throw new IsoagentError('invalid_argument', `${this.name} was not admitted`)
+    return this.admittedTool
+  }
+
+  admit(tool: ToolSpec<Record<string, unknown>>): void {
+    this.admittedTool = tool
+  }
+
+  /** The arguments as the tool takes them (schema-valid once admitted). */
+  get args(): Record<string, unknown> {
+    return this.request.args as Record<string, unknown>
+  }
+
+  setState(state: CallState): void {
+    this.entry.state = state
+    if (this.events.hasSubscribers)
+      this.events.emit({ type: 'tool_state', ...this.base, state, timestamp: Date.now() })
+  }
+
+  /** A fresh copy of the call as hooks see it (a hook cannot change what runs). */
+  hookCall(): ToolCall {
+    const { callId, toolName, origin } = this.base
+    const call: ToolCall = { callId, toolName, args: this.request.args, origin }
+    if (this.base.parentCallId !== undefined) call.parentCallId = this.base.parentCallId
+    return structuredClone(call)
+  }
+
+  /** Refused by a gate: never ran, no hooks. */
+  reject(message: string, errorKind: ToolErrorKind): Verdict {
+    return { result: toolFailure(this.name, message, errorKind), state: 'rejected', hooks: false }
+  }
+
+  /** Cancelled before it ran. */
+  cancelled(when: string): Verdict {
+    const result = toolFailure(this.name, `${this.name} was cancelled ${when}`, {
+      type: 'cancelled',
+      op: this.name,
+    })
+    return { result, state: 'cancelled', hooks: false }
+  }
+
+  /** Stop listening to the signals that cancel the call (once it has settled). */
+  unlink(): void {
+    for (const unlink of this.unlinks) unlink()
+    this.unlinks.length = 0
+  }
+}
