@@ -74,8 +74,10 @@ export function localWrite(realRoot: string, resolve: (path: WorkspacePath) => s
     let placed = false
     try {
       const handle = await fs.open(temp, CREATE_FLAGS, 0o666)
+      let tempIno: bigint
       try {
         await handle.writeFile(data)
+        tempIno = (await handle.stat({ bigint: true })).ino
       } finally {
         await handle.close()
       }
@@ -94,11 +96,12 @@ export function localWrite(realRoot: string, resolve: (path: WorkspacePath) => s
           throw new IsoagentError('cancelled', `write of ${path} cancelled`)
         await fs.rename(temp, dir.at(name))
         placed = true
+        const after = await lstatIn(dir, name)
         if (!dir.recheck()) {
-          await fs.unlink(dir.at(name)).catch(() => undefined)
+          // The directory left the root meanwhile: take back the file, when it is still ours.
+          if (after?.ino === tempIno) await fs.unlink(dir.at(name)).catch(() => undefined)
           throw escapeError(path)
         }
-        const after = await lstatIn(dir, name)
         return { created: current === undefined, version: after ? versionOf(after) : '' }
       })
     } catch (error) {

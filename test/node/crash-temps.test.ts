@@ -104,7 +104,7 @@ describe('temp files left by a process killed mid-write', () => {
       expect(temps()).toEqual([mine])
       expect(readdirSync(root).sort()).toEqual([mine, 'keep.txt'])
     } finally {
-      await reopened.close()
+      await reopened.close?.()
     }
   }, 60_000)
 })
