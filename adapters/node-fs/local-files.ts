@@ -18,6 +18,8 @@ import { IsoagentError, type IsoagentErrorCode } from '../../src/errors.ts'
 import { WorkspacePath } from '../../src/workspace/workspace-path.ts'
 import { pageOfNames } from '../../src/workspace/adapter-kit.ts'
 import { ListingCache, type DirStamp, type Listing } from './listing-cache.ts'
+import { inside, pathOfFd, PROC_FD } from './pinned-dir.ts'
+import { isSideFile, reapStaleTemps } from './side-files.ts'
 import type {
   ByteIndex,
   ByteRange,
@@ -88,6 +90,8 @@ const ERRNO: Record<string, IsoagentErrorCode> = {
   ENOTEMPTY: 'not_empty',
   EEXIST: 'already_exists',
   ELOOP: 'path_escape',
+  // open(2) of a socket file
+  ENXIO: 'invalid_argument',
 }
 
 export function fromErrno(error: unknown, path: string, op: string): IsoagentError {
@@ -131,10 +135,23 @@ function kindOf(entry: {
   return 'other'
 }
 
-/** The listing `readdir` gave as `dirents`: kinds by name, names sorted. */
+/**
+ * Remove, in the background, stale temp files among `dirents` of the directory `real` (a
+ * listing hides them; this keeps them from piling up where a crash left them).
+ */
+export function reapSideFiles(real: string, dirents: readonly Dirent[]): void {
+  let side: string[] | undefined
+  for (const d of dirents) if (isSideFile(d.name)) (side ??= []).push(d.name)
+  if (side !== undefined) void reapStaleTemps(real, side).catch(() => undefined)
+}
+
+/**
+ * The listing `readdir` gave as `dirents`: kinds by name, names sorted, the workspace's own side
+ * files (temp files and write locks, see side-files.ts) left out.
+ */
 export function listingOf(dirents: readonly Dirent[]): Listing {
   const kinds = new Map<string, EntryKind>()
-  for (const d of dirents) kinds.set(d.name, kindOf(d))
+  for (const d of dirents) if (!isSideFile(d.name)) kinds.set(d.name, kindOf(d))
   const names = [...kinds.keys()].sort()
   const entries = names.map((name) => Object.freeze({ name, kind: kinds.get(name)! }))
   return { names, kinds, entries }
@@ -148,6 +165,16 @@ export function listingPage(listing: Listing, options: ListOptions): ListPage {
   const page = pageOfNames(listing.names, options.after, options.limit)
   const entries: DirEntry[] = page.names.map((name) => ({ name, kind: listing.kinds.get(name)! }))
   return page.next === undefined ? { entries } : { entries, next: page.next }
+}
+
+/** The version of a file: inode, size, and modification and change times in nanoseconds. */
+export function versionOf(s: {
+  mtimeNs: bigint
+  size: bigint
+  ino: bigint
+  ctimeNs: bigint
+}): string {
+  return `${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`
 }
 
 /** Options of {@link localFiles}. */
@@ -296,31 +323,68 @@ export function localFiles(realRoot: string, options: LocalFilesOptions) {
     }
     return link === undefined || link.isSymbolicLink() ? resolve(path) : candidate
   }
-  const O_NOFOLLOW = (fsConstants as { O_NOFOLLOW?: number }).O_NOFOLLOW
+  const O_NOFOLLOW = (fsConstants as { O_NOFOLLOW?: number }).O_NOFOLLOW ?? 0
   /**
-   * Open for reading; the last component is opened without following a symlink when it can be.
-   * Non-blocking, so a FIFO cannot stall the event loop (callers refuse non-regular files).
+   * Flags of every open for reading: the last component never followed (a resolved path's last
+   * component is no symlink, so one there now was swapped in: ELOOP, refused as path_escape), and
+   * non-blocking, so a FIFO cannot stall a thread (callers refuse non-regular files).
    */
+  const READ_FLAGS = fsConstants.O_RDONLY | (fsConstants.O_NONBLOCK ?? 0) | O_NOFOLLOW
+  /**
+   * Check that the descriptor `fd`, opened for `path`, lies inside the root: by the kernel's own
+   * account of where it is (/proc/self/fd on Linux), else by comparing its device and inode with
+   * those of the path resolved again. A folder on the way swapped for a symlink between the
+   * resolution and the open is caught here. Throws path_escape when not (the caller closes `fd`).
+   */
+  function checkOpened(fd: number, path: WorkspacePath): void {
+    let ok: boolean
+    if (PROC_FD) {
+      const where = pathOfFd(fd)
+      ok = where !== undefined && inside(realRoot, where)
+    } else {
+      try {
+        const opened = fstatSync(fd)
+        const named = statSync(resolve(path))
+        ok = opened.dev === named.dev && opened.ino === named.ino
+      } catch {
+        ok = false
+      }
+    }
+    if (!ok) throw escape(path)
+  }
+  /** Open for reading and check where the descriptor landed (see {@link checkOpened}). */
   function openSyncForRead(path: WorkspacePath): number {
-    const flags = fsConstants.O_RDONLY | (fsConstants.O_NONBLOCK ?? 0)
-    const candidate = O_NOFOLLOW === undefined ? undefined : belowCachedParent(path)
+    const candidate = belowCachedParent(path)
+    let fd: number | undefined
     if (candidate !== undefined) {
       try {
-        return openSync(candidate, flags | (O_NOFOLLOW ?? 0))
+        fd = openSync(candidate, READ_FLAGS)
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code
         if (code !== 'ELOOP' && code !== 'ENOENT') throw error
       }
     }
-    return openSync(resolve(path), flags)
+    fd ??= openResolved(path)
+    try {
+      checkOpened(fd, path)
+    } catch (error) {
+      closeSync(fd)
+      throw error
+    }
+    return fd
+  }
+  /** Open the resolved location of `path` for reading. */
+  function openResolved(path: WorkspacePath): number {
+    try {
+      return openSync(resolve(path), READ_FLAGS)
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ELOOP') throw escape(path)
+      throw error
+    }
   }
   /** The real parent directory joined with the entry's own name (the entry itself not followed). */
   const resolveEntry = (path: WorkspacePath) =>
     nodePath.join(resolve(WorkspacePath.parent(path)), WorkspacePath.basename(path))
-
-  function versionOf(s: { mtimeNs: bigint; size: bigint; ino: bigint; ctimeNs: bigint }): string {
-    return `${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`
-  }
 
   async function statReal(real: string, path: WorkspacePath): Promise<WorkspaceStat | undefined> {
     try {
@@ -342,19 +406,38 @@ export function localFiles(realRoot: string, options: LocalFilesOptions) {
     }
   }
 
+  /** Open `path` for reading (see {@link READ_FLAGS}) and check where it landed. */
   async function openFile(path: WorkspacePath) {
-    const real = resolve(path)
+    let handle: fs.FileHandle
     try {
-      return await fs.open(real, 'r')
+      handle = await fs.open(resolve(path), READ_FLAGS)
     } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ELOOP') throw escape(path)
       throw fromErrno(error, path, 'open')
     }
+    try {
+      checkOpened(handle.fd, path)
+    } catch (error) {
+      await handle.close().catch(() => undefined)
+      throw error
+    }
+    return handle
   }
 
   const notFile = (path: WorkspacePath) =>
     new IsoagentError('is_directory', `${WorkspacePath.display(path)} is a directory`, {
       data: { path },
     })
+  /** A directory is_directory; a FIFO, socket or device invalid_argument; a file passes. */
+  function checkRegular(s: { isDirectory(): boolean; isFile(): boolean }, path: WorkspacePath) {
+    if (s.isDirectory()) throw notFile(path)
+    if (!s.isFile())
+      throw new IsoagentError(
+        'invalid_argument',
+        `${WorkspacePath.display(path)} is not a regular file (a FIFO, socket or device); only regular files are read`,
+        { data: { path } },
+      )
+  }
 
   /** Bytes `[start, end)` of a file of `size` bytes, clipped to it. */
   function span(range: ByteRange, size: number): [number, number] {
@@ -384,11 +467,7 @@ export function localFiles(realRoot: string, options: LocalFilesOptions) {
     }
     try {
       const s = fstatSync(fd)
-      if (s.isDirectory()) throw notFile(path)
-      if (!s.isFile())
-        throw new IsoagentError('io', `${WorkspacePath.display(path)} is not a regular file`, {
-          data: { path },
-        })
+      checkRegular(s, path)
       const [start, end] = span(range, s.size)
       if (end - start > syncLimit(into)) return undefined
       const out =
@@ -431,7 +510,7 @@ export function localFiles(realRoot: string, options: LocalFilesOptions) {
     const handle = await openFile(path)
     try {
       const s = await handle.stat()
-      if (s.isDirectory()) throw notFile(path)
+      checkRegular(s, path)
       const [start, end] = span(range, s.size)
       const out = new Uint8Array(end - start)
       let at = 0
@@ -457,7 +536,7 @@ export function localFiles(realRoot: string, options: LocalFilesOptions) {
     let remaining: number
     try {
       const s = await handle.stat()
-      if (s.isDirectory()) throw notFile(path)
+      checkRegular(s, path)
       position = Math.min(Math.max(0, range.offset ?? 0), s.size)
       remaining = range.length === undefined ? Number.POSITIVE_INFINITY : Math.max(0, range.length)
     } catch (error) {
@@ -535,6 +614,7 @@ export function localFiles(realRoot: string, options: LocalFilesOptions) {
         throw fromErrno(error, path, 'list')
       }
       listing = listingOf(dirents)
+      reapSideFiles(real, dirents)
       if (stamp !== undefined) listings.put(real, stamp, listing, now)
     }
     const base = real.endsWith(nodePath.sep) ? real : real + nodePath.sep

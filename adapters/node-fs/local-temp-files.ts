@@ -4,48 +4,57 @@ import { IsoagentError } from '../../src/errors.ts'
 import type { TempFile, TempFiles } from '../../src/workspace/temp-files.ts'
 import { WorkspacePath } from '../../src/workspace/workspace-path.ts'
 import { fromErrno } from './local-files.ts'
+import { lockedIn, randomSuffix } from './local-write.ts'
+import { pinDir, type PinnedDir } from './pinned-dir.ts'
+import { DOWNLOAD_SUFFIX, tempNameFor } from './side-files.ts'
 
 const READ_BACK_BYTES = 1024 * 1024
 
-async function syncDir(dir: string): Promise<void> {
-  const handle = await fs.open(dir, 'r').catch(() => undefined)
+async function syncDir(dir: PinnedDir): Promise<void> {
+  const handle = await fs.open(dir.at('.'), 'r').catch(() => undefined)
   if (handle === undefined) return
   await handle.sync().catch(() => undefined)
   await handle.close().catch(() => undefined)
 }
 
 /**
- * Temp files of a local workspace: `.<name>.<random>.isoagent-download` beside the target,
- * written with positioned writes, hashed in order as bytes arrive, promoted by `link` (never
+ * Temp files of a local workspace: `.<name>.<pid>-<random>.isoagent-download` beside the
+ * target, in its directory pinned by descriptor (see pinned-dir.ts), written with positioned
+ * writes, hashed in order as bytes arrive, promoted under the file's write lock by `link` (never
  * replacing an existing file) or `rename` (overwrite), then the directory is synced.
  */
-export function localTempFiles(resolve: (path: WorkspacePath) => string): TempFiles {
+export function localTempFiles(
+  realRoot: string,
+  resolve: (path: WorkspacePath) => string,
+): TempFiles {
   return {
     async create(target) {
       if (target === '')
         throw new IsoagentError('is_directory', 'the workspace root is a directory')
       const real = resolve(target)
-      const existing = await fs.lstat(real).catch(() => undefined)
-      if (existing?.isDirectory())
-        throw new IsoagentError('is_directory', `${target} is a directory`, {
-          data: { path: target },
-        })
-      const dir = nodePath.dirname(real)
+      const name = nodePath.basename(real)
+      let dir: PinnedDir
       try {
-        await fs.mkdir(dir, { recursive: true })
+        dir = pinDir(realRoot, nodePath.dirname(real), true, target)
       } catch (error) {
         throw fromErrno(error, WorkspacePath.parent(target), 'mkdir')
       }
+      const existing = await fs.lstat(dir.at(name)).catch(() => undefined)
+      if (existing?.isDirectory()) {
+        dir.close()
+        throw new IsoagentError('is_directory', `${target} is a directory`, {
+          data: { path: target },
+        })
+      }
       // node:crypto loads on first use: the CLI's start-up never pays for it.
-      const { createHash, randomBytes } = await import('node:crypto')
-      const temp = nodePath.join(
-        dir,
-        `.${nodePath.basename(real)}.${randomBytes(6).toString('hex')}.isoagent-download`,
-      )
+      const { createHash } = await import('node:crypto')
+      const temp = dir.at(tempNameFor(name, DOWNLOAD_SUFFIX, await randomSuffix()))
+      const at = dir.at(name)
       let handle: fs.FileHandle
       try {
         handle = await fs.open(temp, 'wx+', 0o666)
       } catch (error) {
+        dir.close()
         throw fromErrno(error, target, 'create')
       }
       let open = true
@@ -56,6 +65,37 @@ export function localTempFiles(resolve: (path: WorkspacePath) => string): TempFi
         if (!open) return
         open = false
         await handle.close().catch(() => undefined)
+      }
+      const exists = () =>
+        new IsoagentError(
+          'already_exists',
+          `${target} exists; pass overwrite: true to replace it`,
+          {
+            data: { path: target },
+          },
+        )
+      /** Put the temp file in place; whether a file was there before. */
+      const place = async (overwrite: boolean): Promise<boolean> => {
+        const before = await fs.lstat(at).catch(() => undefined)
+        if (before?.isDirectory())
+          throw new IsoagentError('is_directory', `${target} is a directory`, {
+            data: { path: target },
+          })
+        if (overwrite) {
+          await fs.rename(temp, at)
+          return before !== undefined
+        }
+        try {
+          await fs.link(temp, at)
+        } catch (error) {
+          const code = (error as NodeJS.ErrnoException).code
+          if (code === 'EEXIST') throw exists()
+          if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EXDEV') throw error
+          if (await fs.lstat(at).catch(() => undefined)) throw exists()
+          await fs.rename(temp, at)
+        }
+        await fs.rm(temp, { force: true })
+        return false
       }
       const file: TempFile = {
         async write(chunks, position) {
@@ -96,51 +136,21 @@ export function localTempFiles(resolve: (path: WorkspacePath) => string): TempFi
         },
         async promote({ overwrite }) {
           await close()
-          const before = await fs.lstat(real).catch(() => undefined)
-          if (before?.isDirectory())
-            throw new IsoagentError('is_directory', `${target} is a directory`, {
-              data: { path: target },
-            })
           try {
-            if (overwrite) {
-              await fs.rename(temp, real)
-            } else {
-              try {
-                await fs.link(temp, real)
-              } catch (error) {
-                const code = (error as NodeJS.ErrnoException).code
-                if (code === 'EEXIST')
-                  throw new IsoagentError(
-                    'already_exists',
-                    `${target} exists; pass overwrite: true to replace it`,
-                    {
-                      data: { path: target },
-                    },
-                  )
-                if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EXDEV') throw error
-                if (await fs.lstat(real).catch(() => undefined))
-                  throw new IsoagentError(
-                    'already_exists',
-                    `${target} exists; pass overwrite: true to replace it`,
-                    {
-                      data: { path: target },
-                    },
-                  )
-                await fs.rename(temp, real)
-              }
-              await fs.rm(temp, { force: true })
-            }
+            const before = await lockedIn(dir, real, name, target, () => place(overwrite))
             gone = true
+            await syncDir(dir)
+            dir.close()
+            return { overwritten: before }
           } catch (error) {
             throw IsoagentError.is(error) ? error : fromErrno(error, target, 'promote')
           }
-          await syncDir(dir)
-          return { overwritten: before !== undefined }
         },
         async discard() {
           await close()
           if (!gone) await fs.rm(temp, { force: true }).catch(() => undefined)
           gone = true
+          dir.close()
         },
       }
       return file

@@ -5,18 +5,18 @@ import { availableParallelism } from 'node:os'
 import * as nodePath from 'node:path'
 import * as nodeFs from 'node:fs'
 import {
-  checkPrecondition,
   type GitBackend,
   type IsoGitFs,
   IsoagentError,
-  keyedLock,
   WorkspacePath,
   type ListPage,
   type WorkspaceServices,
-  type WriteOptions,
 } from '../../src/index.ts'
 import { deferredGitBackend, lazyIsomorphicGitBackend } from '../../src/tools/git/lazy-backend.ts'
-import { fromErrno, listingOf, listingPage, localFiles } from './local-files.ts'
+import { fromErrno, listingOf, listingPage, localFiles, reapSideFiles } from './local-files.ts'
+import { localWrite } from './local-write.ts'
+import { sweepStaleTemps } from './side-files.ts'
+import { pinDir } from './pinned-dir.ts'
 import { nodeShell } from './node-shell.ts'
 import { workerScanner } from './scan-pool.ts'
 import { gitCliAvailable, gitCliBackend } from './git-cli-backend.ts'
@@ -68,12 +68,6 @@ export interface LocalWorkspaceOptions {
   listingCache?: boolean
 }
 
-/** A random suffix for a temp file's name (node:crypto loads at the first write, not at start). */
-let nodeCrypto: Promise<typeof import('node:crypto')> | undefined
-async function tempSuffix(): Promise<string> {
-  return (await (nodeCrypto ??= import('node:crypto'))).randomBytes(6).toString('hex')
-}
-
 /** See {@link LocalWorkspaceOptions.searchThreads}. */
 function defaultSearchThreads(): number {
   const cpus = availableParallelism()
@@ -119,7 +113,7 @@ export function localWorkspace(
   const syncIo = options.syncMetadata !== false
   const listingCache = options.listingCache !== false
   const files = localFiles(realRoot, { syncIo, chunkBytes, listingCache })
-  const { resolve, resolveEntry, statReal } = files
+  const { resolve } = files
   if (
     options.shellEnv !== undefined &&
     (typeof options.shellEnv !== 'object' ||
@@ -132,7 +126,6 @@ export function localWorkspace(
     ...(options.shellEnv ? { env: options.shellEnv } : {}),
     ...(options.shellMaxProcesses !== undefined ? { maxProcesses: options.shellMaxProcesses } : {}),
   })
-  const withLock = keyedLock()
   const threads = options.searchThreads ?? defaultSearchThreads()
   if (!Number.isInteger(threads) || threads < 0)
     throw new IsoagentError('invalid_argument', 'searchThreads must be a whole number ≥ 0')
@@ -145,6 +138,12 @@ export function localWorkspace(
           options: { syncIo, chunkBytes, listingCache },
         })
       : undefined
+
+  // Temp files a crashed process left behind (see side-files.ts), removed in the background.
+  let closed = false
+  const sweep = new Promise((done) => setImmediate(done))
+    .then(() => sweepStaleTemps(realRoot, () => closed))
+    .catch(() => undefined)
 
   return {
     capabilities: {
@@ -161,10 +160,11 @@ export function localWorkspace(
     descriptor: { kind: 'local', root: realRoot },
     shell,
     gitFs: localGitBackend(realRoot, options.git ?? 'auto'),
-    tempFiles: localTempFiles(resolve),
+    tempFiles: localTempFiles(realRoot, resolve),
     ...(scanner ? { scanner } : {}),
     async close() {
-      await scanner?.close()
+      closed = true
+      await Promise.all([scanner?.close(), sweep])
     },
 
     stat: files.stat,
@@ -174,39 +174,7 @@ export function localWorkspace(
     readStream: files.readStream,
     byteIndex: files.byteIndex,
 
-    async write(path, data, writeOptions: WriteOptions = {}) {
-      if (path === '') throw new IsoagentError('is_directory', 'the workspace root is a directory')
-      const real = resolve(path)
-      return withLock(real, async () => {
-        const current = await statReal(real, path)
-        if (current?.kind === 'directory') {
-          throw new IsoagentError('is_directory', `${path} is a directory`, { data: { path } })
-        }
-        checkPrecondition(path, current?.version ?? null, writeOptions.precondition)
-        const dir = nodePath.dirname(real)
-        try {
-          if (writeOptions.createParents !== false) await fs.mkdir(dir, { recursive: true })
-        } catch (error) {
-          throw fromErrno(error, WorkspacePath.parent(path), 'mkdir')
-        }
-        const temp = nodePath.join(
-          dir,
-          `.${nodePath.basename(real)}.${await tempSuffix()}.isoagent-tmp`,
-        )
-        try {
-          await fs.writeFile(temp, data, { flag: 'wx', mode: current?.mode ?? 0o666 })
-          if (current?.mode !== undefined) await fs.chmod(temp, current.mode)
-          if (writeOptions.signal?.aborted)
-            throw new IsoagentError('cancelled', `write of ${path} cancelled`)
-          await fs.rename(temp, real)
-        } catch (error) {
-          await fs.rm(temp, { force: true }).catch(() => {})
-          throw fromErrno(error, path, 'write')
-        }
-        const after = await statReal(real, path)
-        return { created: current === undefined, version: after?.version ?? '' }
-      })
-    },
+    write: localWrite(realRoot, resolve),
 
     ...(syncIo ? { listNow: files.listSync } : {}),
     async list(path, listOptions = {}): Promise<ListPage> {
@@ -218,40 +186,60 @@ export function localWorkspace(
       } catch (error) {
         throw fromErrno(error, path, 'list')
       }
+      reapSideFiles(real, dirents)
       return listingPage(listingOf(dirents), listOptions)
     },
 
     async mkdir(path) {
-      const real = resolve(path)
       try {
-        await fs.mkdir(real, { recursive: true })
+        pinDir(realRoot, resolve(path), true, path).close()
       } catch (error) {
         throw fromErrno(error, path, 'mkdir')
       }
     },
 
+    // The entry itself (not followed) in its parent, pinned by descriptor (see pinned-dir.ts).
     async remove(path, removeOptions = {}) {
       if (path === '')
         throw new IsoagentError('invalid_argument', 'refusing to remove the workspace root')
-      const entry = resolveEntry(path)
+      const name = WorkspacePath.basename(path)
       try {
-        const s = await fs.lstat(entry)
-        if (s.isDirectory())
-          await (removeOptions.recursive === true
-            ? fs.rm(entry, { recursive: true })
-            : fs.rmdir(entry))
-        else await fs.unlink(entry)
+        const dir = pinDir(realRoot, resolve(WorkspacePath.parent(path)), false, path)
+        try {
+          const entry = dir.at(name)
+          const s = await fs.lstat(entry)
+          if (s.isDirectory())
+            await (removeOptions.recursive === true
+              ? fs.rm(entry, { recursive: true })
+              : fs.rmdir(entry))
+          else await fs.unlink(entry)
+        } finally {
+          dir.close()
+        }
       } catch (error) {
         throw fromErrno(error, path, 'remove')
       }
     },
 
     async rename(from, to) {
-      const source = resolveEntry(from)
+      if (from === '' || to === '')
+        throw new IsoagentError('invalid_argument', 'refusing to rename the workspace root')
       const target = resolve(to)
       try {
-        await fs.mkdir(nodePath.dirname(target), { recursive: true })
-        await fs.rename(source, target)
+        const source = pinDir(realRoot, resolve(WorkspacePath.parent(from)), false, from)
+        try {
+          const into = pinDir(realRoot, nodePath.dirname(target), true, to)
+          try {
+            await fs.rename(
+              source.at(WorkspacePath.basename(from)),
+              into.at(nodePath.basename(target)),
+            )
+          } finally {
+            into.close()
+          }
+        } finally {
+          source.close()
+        }
       } catch (error) {
         throw fromErrno(error, from, 'rename')
       }

@@ -349,6 +349,8 @@ describe('containment with cached directory paths', () => {
     const fifo = join(root, 'pipe')
     execFileSync('mkfifo', [fifo])
     const ws = localWorkspace(root)
-    await expect(ws.read(WorkspacePath.parse('pipe'))).rejects.toMatchObject({ code: 'io' })
+    await expect(ws.read(WorkspacePath.parse('pipe'))).rejects.toMatchObject({
+      code: 'invalid_argument',
+    })
   })
 })
