@@ -4,7 +4,7 @@ import type {
   ObjectRange,
   ObjectStore,
   PutCondition,
-} from '../../src/object-store/object-store.ts'
+} from '../../src/object-store/index.ts'
 import type { R2BucketLike, R2ConditionalLike, R2ObjectLike } from './r2-bucket.ts'
 import { isUnsatisfiableRange, r2Error } from './r2-errors.ts'
 
@@ -90,5 +90,5 @@ async function getRange(
   }
   if (object === null) return 'missing'
   const expected = Math.max(0, Math.min(object.size - start, length ?? Number.POSITIVE_INFINITY))
-  return { body: object.body, expected }
+  return { body: object.body, expected, arrayBuffer: () => object.arrayBuffer() }
 }

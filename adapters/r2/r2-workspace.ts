@@ -1,6 +1,5 @@
 import { IsoagentError } from '../../src/index.ts'
-import { KeySpace, normalisePrefix } from '../../src/object-store/key-space.ts'
-import { objectStoreWorkspace } from '../../src/object-store/object-store-workspace.ts'
+import { KeySpace, normalisePrefix, objectStoreWorkspace } from '../../src/object-store/index.ts'
 import type { WorkspaceServices } from '../../src/index.ts'
 import type { R2BucketLike } from './r2-bucket.ts'
 import { r2ObjectStore } from './r2-object-store.ts'

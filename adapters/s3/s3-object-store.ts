@@ -9,8 +9,9 @@ import {
   type S3Client,
 } from '@aws-sdk/client-s3'
 import { IsoagentError, type WorkspacePath } from '../../src/index.ts'
-import type { KeySpace } from '../../src/object-store/key-space.ts'
 import type {
+  KeySpace,
+  ListRequest,
   ObjectBody,
   ObjectHead,
   ObjectPage,
@@ -18,8 +19,7 @@ import type {
   ObjectStore,
   PutCondition,
   ReadObject,
-  ListRequest,
-} from '../../src/object-store/object-store.ts'
+} from '../../src/object-store/index.ts'
 import {
   isMissingKey,
   isPreconditionFailure,

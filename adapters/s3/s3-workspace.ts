@@ -1,7 +1,6 @@
 import { S3Client, type S3ClientConfig } from '@aws-sdk/client-s3'
 import { IsoagentError, type WorkspaceServices } from '../../src/index.ts'
-import { KeySpace, normalisePrefix } from '../../src/object-store/key-space.ts'
-import { objectStoreWorkspace } from '../../src/object-store/object-store-workspace.ts'
+import { KeySpace, normalisePrefix, objectStoreWorkspace } from '../../src/object-store/index.ts'
 import { s3ObjectStore } from './s3-object-store.ts'
 
 const MiB = 1024 * 1024

@@ -6,7 +6,6 @@ import {
   notFoundError,
 } from '../workspace/adapter-kit.ts'
 import { WorkspacePath } from '../workspace/workspace-path.ts'
-import { collectBytes } from './guarded-body.ts'
 import type { ObjectHead } from './object-store.ts'
 import type { ObjectTree } from './object-tree.ts'
 
@@ -106,12 +105,12 @@ export async function renameObjects(
 /** Copy one object (read through the core where the store cannot copy it itself). */
 function copyKey(tree: ObjectTree, from: string, to: string, size: number, path: string) {
   const read = async (key: string, range = { start: 0 }) => {
-    const stream = await tree.openKey(key, path, range, 'rename')
-    if (stream === 'missing')
+    const got = await tree.call('rename', path, () => tree.store.get(key, range))
+    if (got === 'missing')
       throw new IsoagentError('version_conflict', `${path} changed while it was moved`, {
         data: { path, expected: null, actual: null },
       })
-    return stream === 'empty' ? new Uint8Array() : collectBytes(stream)
+    return got === 'empty' ? new Uint8Array() : tree.bytes(got, path, 'rename')
   }
   return tree.call('rename', path, () => tree.store.copy(from, to, size, read))
 }

@@ -9,7 +9,6 @@ import type {
   WorkspaceStat,
 } from '../workspace/workspace-services.ts'
 import { listDirectory } from './directory-listing.ts'
-import { collectBytes } from './guarded-body.ts'
 import type { KeySpace } from './key-space.ts'
 import { makeDirectory, removeObjects, renameObjects } from './object-moves.ts'
 import type { ObjectStore } from './object-store.ts'
@@ -66,12 +65,14 @@ export function objectStoreWorkspace<D extends WorkspaceDescriptor>(
     descriptor: options.descriptor,
     stat: (path) => statOf(tree, path),
     read: async (path, range) => {
-      const stream = await tree.open(path, range, 'read')
-      return stream === undefined ? new Uint8Array() : collectBytes(stream)
+      const got = await tree.open(path, range, 'read')
+      return got === undefined ? new Uint8Array() : tree.bytes(got, path, 'read')
     },
-    readStream: async (path, range?: ByteRange) =>
-      (await tree.open(path, range, 'read')) ??
-      new ReadableStream<Uint8Array>({ start: (c) => c.close() }),
+    readStream: async (path, range?: ByteRange) => {
+      const got = await tree.open(path, range, 'read')
+      if (got === undefined) return new ReadableStream<Uint8Array>({ start: (c) => c.close() })
+      return tree.stream(got, path, 'read')
+    },
     write: (path, data, writeOptions) => writeObject(tree, path, data, writeOptions),
     list: (path, listOptions) => listOf(tree, path, listOptions),
     mkdir: (path) => makeDirectory(tree, path),

@@ -24,7 +24,11 @@ export interface ObjectStore {
    * The bytes `[start, start + length)` of `key` (to the end without `length`; `length` is never
    * 0): `'missing'` when there is no object, `'empty'` when the range starts at or past its end.
    */
-  get(key: string, range: ObjectRange, signal?: AbortSignal): Promise<ObjectBody | 'missing' | 'empty'>
+  get(
+    key: string,
+    range: ObjectRange,
+    signal?: AbortSignal,
+  ): Promise<ObjectBody | 'missing' | 'empty'>
   /**
    * Write `data` at `key`. With a `condition` the store must refuse the write when it no longer
    * holds (answering `'conflict'`), if {@link ObjectStore.conditionalWrites} says it can.
@@ -72,6 +76,8 @@ export interface ObjectBody {
   /** Bytes to drop first and at most how many to pass on (a range the store ignored). */
   skip?: number
   take?: number
+  /** All the bytes at once, where the store reads them faster so than as a stream (R2). */
+  arrayBuffer?(): Promise<ArrayBuffer>
 }
 
 /** A stream of byte chunks: a Web `ReadableStream`, or any reader of this shape. */

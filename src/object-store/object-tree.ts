@@ -8,9 +8,9 @@ import {
 import { WorkspacePath } from '../workspace/workspace-path.ts'
 import type { ByteRange, WorkspaceStat } from '../workspace/workspace-services.ts'
 import type { RawPage } from './directory-listing.ts'
-import { guardBody } from './guarded-body.ts'
+import { collectBytes, guardBody } from './guarded-body.ts'
 import type { KeySpace } from './key-space.ts'
-import type { ListRequest, ObjectHead, ObjectRange, ObjectStore } from './object-store.ts'
+import type { ListRequest, ObjectBody, ObjectHead, ObjectStore } from './object-store.ts'
 
 const DELETE_BATCH = 1000
 const display = (path: string) => WorkspacePath.display(path as WorkspacePath)
@@ -79,9 +79,7 @@ export class ObjectTree {
   }
 
   dirExists(path: WorkspacePath, op: string, signal?: AbortSignal): Promise<boolean> {
-    return path === ''
-      ? Promise.resolve(true)
-      : this.exists(this.keys.dir(path), op, path, signal)
+    return path === '' ? Promise.resolve(true) : this.exists(this.keys.dir(path), op, path, signal)
   }
 
   /** The outermost ancestor directory of `path` that is a file (an object), if any. */
@@ -137,15 +135,15 @@ export class ObjectTree {
   }
 
   /**
-   * The bytes `range` of the file at `path` as a guarded stream, or undefined when there are
-   * none (an empty range, or one at or past the end). Not a file: `is_directory` / `not_found`.
+   * The body of the bytes `range` of the file at `path`, or undefined when there are none (an
+   * empty range, or one at or past the end). Not a file: `is_directory` / `not_found`.
    */
   async open(
     path: WorkspacePath,
     range: ByteRange | undefined,
     op: string,
     signal?: AbortSignal,
-  ): Promise<ReadableStream<Uint8Array> | undefined> {
+  ): Promise<ObjectBody | undefined> {
     if (path === '') throw isDirectoryError(path)
     const key = this.keys.file(path)
     const { start, length } = normaliseRange(range)
@@ -154,36 +152,41 @@ export class ObjectTree {
         await this.missing(path, op, signal)
       return undefined
     }
-    const got = await this.openKey(key, path, length === undefined ? { start } : { start, length }, op, signal)
+    const request = length === undefined ? { start } : { start, length }
+    const got = await this.call(op, path, () => this.store.get(key, request, signal))
     if (got === 'missing') return this.missing(path, op, signal)
     return got === 'empty' ? undefined : got
   }
 
-  /** A guarded `get` of `key` (shown as `path` in errors). */
-  async openKey(
-    key: string,
-    path: string,
-    range: ObjectRange,
-    op: string,
-    signal?: AbortSignal,
-  ): Promise<ReadableStream<Uint8Array> | 'missing' | 'empty'> {
-    const got = await this.call(op, path, () => this.store.get(key, range, signal))
-    if (got === 'missing' || got === 'empty') return got
-    const { name, errorData } = this.store
+  /** `got`'s bytes as a stream, checked against its length and clipped (shown as `path`). */
+  stream(got: ObjectBody, path: string, op: string): ReadableStream<Uint8Array> {
     return guardBody(got.body, {
       expected: got.expected,
       skip: got.skip ?? 0,
       take: got.take,
       fail: (error) => this.fail(error, op, path),
-      short: (received, expected) =>
-        new IsoagentError(
-          'io',
-          `${name} ${op} of ${display(path)} failed: the response ended after ${received} of ${expected} bytes`,
-          {
-            data: { op, ...errorData, path, received_bytes: received, expected_bytes: expected },
-          },
-        ),
+      short: (received, expected) => this.short(path, op, received, expected),
     })
+  }
+
+  /** All of `got`'s bytes, checked like {@link ObjectTree.stream} checks them. */
+  async bytes(got: ObjectBody, path: string, op: string): Promise<Uint8Array> {
+    const whole = got.arrayBuffer
+    if (whole === undefined || got.skip !== undefined || got.take !== undefined)
+      return collectBytes(this.stream(got, path, op))
+    const bytes = new Uint8Array(await this.call(op, path, () => whole.call(got)))
+    if (got.expected !== undefined && bytes.length !== got.expected)
+      throw this.short(path, op, bytes.length, got.expected)
+    return bytes
+  }
+
+  private short(path: string, op: string, received: number, expected: number): IsoagentError {
+    const { name, errorData } = this.store
+    return new IsoagentError(
+      'io',
+      `${name} ${op} of ${display(path)} failed: the response ended after ${received} of ${expected} bytes`,
+      { data: { op, ...errorData, path, received_bytes: received, expected_bytes: expected } },
+    )
   }
 }
 

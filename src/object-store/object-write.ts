@@ -40,8 +40,7 @@ export async function writeObject(
       const now = await tree.store.head(key).catch(() => undefined)
       throw versionConflict(path, precondition, now === undefined ? null : now.version)
     }
-    const version =
-      put.version ?? (await tree.head(key, 'write', path))?.version ?? UNKNOWN_VERSION
+    const version = put.version ?? (await tree.head(key, 'write', path))?.version ?? UNKNOWN_VERSION
     return { created: current === undefined, version }
   })
 }
