@@ -90,5 +90,12 @@ async function getRange(
   }
   if (object === null) return 'missing'
   const expected = Math.max(0, Math.min(object.size - start, length ?? Number.POSITIVE_INFINITY))
-  return { body: object.body, expected, arrayBuffer: () => object.arrayBuffer() }
+  // `body` is only touched when streamed: reading it first would leave `arrayBuffer()` nothing.
+  return {
+    get body() {
+      return object.body
+    },
+    expected,
+    arrayBuffer: () => object.arrayBuffer(),
+  }
 }
