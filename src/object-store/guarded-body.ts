@@ -1,3 +1,4 @@
+import { concatBytes } from '../text/bytes.ts'
 import type { ByteSource } from './object-store.ts'
 
 /** How {@link guardBody} checks and clips a body. */
@@ -76,22 +77,11 @@ export function guardBody(source: ByteSource, options: GuardOptions): ReadableSt
 /** All of `stream`'s bytes in one array (the only chunk itself, when it is a whole buffer). */
 export async function collectBytes(stream: ReadableStream<Uint8Array>): Promise<Uint8Array> {
   const chunks: Uint8Array[] = []
-  let total = 0
   const reader = stream.getReader()
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done) break
-    chunks.push(value)
-    total += value.length
-  }
+  for (let step = await reader.read(); !step.done; step = await reader.read())
+    chunks.push(step.value)
   const only = chunks[0]
   if (chunks.length === 1 && only!.byteOffset === 0 && only!.byteLength === only!.buffer.byteLength)
     return only!
-  const out = new Uint8Array(total)
-  let at = 0
-  for (const chunk of chunks) {
-    out.set(chunk, at)
-    at += chunk.length
-  }
-  return out
+  return concatBytes(chunks)
 }
