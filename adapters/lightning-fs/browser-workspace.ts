@@ -15,6 +15,11 @@ import {
   type WriteOptions,
   type WriteOutcome,
 } from '../../src/index.ts'
+import {
+  clipRange,
+  isDirectoryError as isDirectory,
+  notFoundError as notFound,
+} from '../../src/workspace/adapter-kit.ts'
 
 /** Options of {@link browserWorkspace}. */
 export interface BrowserWorkspaceOptions {
@@ -87,10 +92,6 @@ function fromFsError(error: unknown, path: string, op: string): IsoagentError {
   return new IsoagentError(mapped, message, { data: { path, errno: code || null }, cause: error })
 }
 
-const notFound = (path: string) =>
-  new IsoagentError('not_found', `not found: ${show(path)}`, { data: { path } })
-const isDirectory = (path: string) =>
-  new IsoagentError('is_directory', `${show(path)} is a directory`, { data: { path } })
 const notDirectory = (path: string, at: string) =>
   new IsoagentError('not_directory', `${show(at)} is a file, not a directory`, {
     data: { path, at },
@@ -354,12 +355,7 @@ export function browserWorkspace(options: BrowserWorkspaceOptions = {}): Workspa
   function clip(data: Uint8Array, range: ByteRange | undefined): Uint8Array {
     if (range === undefined || (range.offset === undefined && range.length === undefined))
       return data
-    const start = Math.min(Math.max(0, range.offset ?? 0), data.length)
-    const end =
-      range.length === undefined
-        ? data.length
-        : Math.min(data.length, start + Math.max(0, range.length))
-    return data.slice(start, end)
+    return data.slice(...clipRange(range, data.length))
   }
 
   /** `mkdir -p`; returns the directories it created, outermost first. Serialised callers only. */

@@ -11,6 +11,12 @@ import {
   type WriteOptions,
   type WriteOutcome,
 } from '../../src/index.ts'
+import {
+  clipRange,
+  isDirectoryError,
+  notDirectoryError,
+  notFoundError,
+} from '../../src/workspace/adapter-kit.ts'
 
 interface MemoryFile {
   data: Uint8Array
@@ -30,18 +36,9 @@ export function memoryWorkspace(
   let clock = 0
   const encoder = new TextEncoder()
 
-  const notFound = (path: string) =>
-    new IsoagentError('not_found', `not found: ${WorkspacePath.display(path as WorkspacePath)}`, {
-      data: { path },
-    })
-
   function ensureDir(path: string): void {
     if (dirs.has(path)) return
-    if (files.has(path)) {
-      throw new IsoagentError('not_directory', `${path} is a file, not a directory`, {
-        data: { path },
-      })
-    }
+    if (files.has(path)) throw notDirectoryError(path)
     const parent = WorkspacePath.parent(path as WorkspacePath)
     ensureDir(parent)
     dirs.get(parent)!.add(WorkspacePath.basename(path as WorkspacePath))
@@ -51,28 +48,17 @@ export function memoryWorkspace(
   function fileOf(path: string): MemoryFile {
     const file = files.get(path)
     if (file !== undefined) return file
-    if (dirs.has(path))
-      throw new IsoagentError(
-        'is_directory',
-        `${WorkspacePath.display(path as WorkspacePath)} is a directory`,
-        { data: { path } },
-      )
-    throw notFound(path)
+    if (dirs.has(path)) throw isDirectoryError(path)
+    throw notFoundError(path)
   }
 
   function clip(data: Uint8Array, range: ByteRange = {}): Uint8Array {
-    const start = Math.min(Math.max(0, range.offset ?? 0), data.length)
-    const end =
-      range.length === undefined
-        ? data.length
-        : Math.min(data.length, start + Math.max(0, range.length))
-    return data.slice(start, end)
+    return data.slice(...clipRange(range, data.length))
   }
 
   function put(path: WorkspacePath, data: Uint8Array, options: WriteOptions = {}): WriteOutcome {
     if (path === '') throw new IsoagentError('is_directory', 'the workspace root is a directory')
-    if (dirs.has(path))
-      throw new IsoagentError('is_directory', `${path} is a directory`, { data: { path } })
+    if (dirs.has(path)) throw isDirectoryError(path)
     const existing = files.get(path)
     checkPrecondition(
       path,
@@ -81,7 +67,7 @@ export function memoryWorkspace(
     )
     const parent = WorkspacePath.parent(path)
     if (!dirs.has(parent)) {
-      if (options.createParents === false) throw notFound(parent)
+      if (options.createParents === false) throw notFoundError(parent)
       ensureDir(parent)
     }
     dirs.get(parent)!.add(WorkspacePath.basename(path))
@@ -99,7 +85,7 @@ export function memoryWorkspace(
     if (children === undefined) {
       if (files.has(path))
         throw new IsoagentError('not_directory', `${path} is a file`, { data: { path } })
-      throw notFound(path)
+      throw notFoundError(path)
     }
     const { names: slice, next } = pageOfNames([...children].sort(), options.after, options.limit)
     const entries = slice.map((name) => {
@@ -177,7 +163,7 @@ export function memoryWorkspace(
         return
       }
       const children = dirs.get(path)
-      if (children === undefined) throw notFound(path)
+      if (children === undefined) throw notFoundError(path)
       if (children.size > 0 && !options.recursive) {
         throw new IsoagentError('not_empty', `${path} is not empty`, { data: { path } })
       }
@@ -195,7 +181,7 @@ export function memoryWorkspace(
             'unsupported',
             'renaming directories is not supported in memory workspaces',
           )
-        throw notFound(from)
+        throw notFoundError(from)
       }
       put(to, file.data)
       files.delete(from)

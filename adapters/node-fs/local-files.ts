@@ -16,7 +16,7 @@ import * as fs from 'node:fs/promises'
 import * as nodePath from 'node:path'
 import { IsoagentError, type IsoagentErrorCode } from '../../src/errors.ts'
 import { WorkspacePath } from '../../src/workspace/workspace-path.ts'
-import { pageOfNames } from '../../src/workspace/adapter-kit.ts'
+import { clipRange, isDirectoryError, pageOfNames } from '../../src/workspace/adapter-kit.ts'
 import { ListingCache, type DirStamp, type Listing } from './listing-cache.ts'
 import { inside, pathOfFd, PROC_FD } from './pinned-dir.ts'
 import { isSideFile, reapStaleTemps } from './side-files.ts'
@@ -424,10 +424,7 @@ export function localFiles(realRoot: string, options: LocalFilesOptions) {
     return handle
   }
 
-  const notFile = (path: WorkspacePath) =>
-    new IsoagentError('is_directory', `${WorkspacePath.display(path)} is a directory`, {
-      data: { path },
-    })
+  const notFile = isDirectoryError
   /** A directory is_directory; a FIFO, socket or device invalid_argument; a file passes. */
   function checkRegular(s: { isDirectory(): boolean; isFile(): boolean }, path: WorkspacePath) {
     if (s.isDirectory()) throw notFile(path)
@@ -441,10 +438,7 @@ export function localFiles(realRoot: string, options: LocalFilesOptions) {
 
   /** Bytes `[start, end)` of a file of `size` bytes, clipped to it. */
   function span(range: ByteRange, size: number): [number, number] {
-    const start = Math.min(Math.max(0, range.offset ?? 0), size)
-    const end =
-      range.length === undefined ? size : Math.min(size, start + Math.max(0, range.length))
-    return [start, end]
+    return clipRange(range, size)
   }
 
   /** The largest read served synchronously, into `into` when given. */

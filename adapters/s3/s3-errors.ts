@@ -153,6 +153,7 @@ function networkCode(error: unknown): string | undefined {
  */
 export function s3Error(error: unknown, context: S3ErrorContext): IsoagentError {
   if (error instanceof IsoagentError) return error
+  if (error instanceof PartialDeleteError) return partialDelete(error, context)
   const { op, bucket, path } = context
   const shown =
     path === undefined ? `bucket ${bucket}` : WorkspacePath.display(path as WorkspacePath)
@@ -212,4 +213,25 @@ export function s3Error(error: unknown, context: S3ErrorContext): IsoagentError 
     data: { ...data, retryable: status >= 500 },
     cause: error,
   })
+}
+
+/** `DeleteObjects` answered, but with errors for some keys: {@link s3Error} says which. */
+export class PartialDeleteError extends Error {
+  constructor(
+    readonly failed: number,
+    readonly asked: number,
+    readonly code: string | undefined,
+  ) {
+    super(`could not delete ${failed} of ${asked} objects (${code ?? 'error'})`)
+  }
+}
+
+/** The typed error of a partly failed `DeleteObjects` under `path`. */
+function partialDelete(error: PartialDeleteError, context: S3ErrorContext): IsoagentError {
+  const { op, bucket, path = '' } = context
+  return new IsoagentError(
+    error.code === 'AccessDenied' ? 'permission_denied' : 'io',
+    `S3 could not delete ${error.failed} of ${error.asked} objects under ${WorkspacePath.display(path as WorkspacePath)} (${error.code ?? 'error'})`,
+    { data: { op, bucket, path, failed: error.failed, s3_code: error.code } },
+  )
 }

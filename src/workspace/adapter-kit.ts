@@ -1,5 +1,6 @@
 import { IsoagentError } from '../errors.ts'
-import type { WritePrecondition } from './workspace-services.ts'
+import { WorkspacePath } from './workspace-path.ts'
+import type { ByteRange, WritePrecondition } from './workspace-services.ts'
 
 /**
  * Shared mechanics for workspace adapters, so each backend implements only what is its own.
@@ -14,16 +15,86 @@ export function checkPrecondition(
   actual: string | null,
   precondition: WritePrecondition | undefined,
 ): void {
-  if (precondition?.ifAbsent && actual !== null) {
-    throw new IsoagentError('version_conflict', `${path} was created by someone else meanwhile`, {
-      data: { path, expected: null, actual },
-    })
+  if (precondition?.ifAbsent && actual !== null) throw versionConflict(path, precondition, actual)
+  if (precondition?.ifVersion !== undefined && actual !== precondition.ifVersion)
+    throw versionConflict(path, precondition, actual)
+}
+
+/**
+ * The `version_conflict` of a write whose precondition does not hold: `{ path, expected, actual }`
+ * (`expected` is the `ifVersion` asked for, `null` for `ifAbsent`; `actual` `null` when absent).
+ */
+export function versionConflict(
+  path: string,
+  precondition: WritePrecondition | undefined,
+  actual: string | null,
+): IsoagentError {
+  const message = precondition?.ifAbsent
+    ? `${path} was created by someone else meanwhile`
+    : `${path} changed since it was read`
+  const expected = precondition?.ifAbsent ? null : (precondition?.ifVersion ?? null)
+  return new IsoagentError('version_conflict', message, { data: { path, expected, actual } })
+}
+
+const shown = (path: string) => WorkspacePath.display(path as WorkspacePath)
+
+/** `not_found` for `path`: `not found: <path>`, data `{ path }`. */
+export function notFoundError(path: string): IsoagentError {
+  return new IsoagentError('not_found', `not found: ${shown(path)}`, { data: { path } })
+}
+
+/** `is_directory` for `path` (a file was expected): data `{ path }`. */
+export function isDirectoryError(path: string): IsoagentError {
+  return new IsoagentError('is_directory', `${shown(path)} is a directory`, { data: { path } })
+}
+
+/** `not_directory`: `file`, on the way to `path`, is a file (data `{ path, file }`). */
+export function notDirectoryError(path: string, file: string = path): IsoagentError {
+  return new IsoagentError('not_directory', `${file} is a file, not a directory`, {
+    data: file === path ? { path } : { path, file },
+  })
+}
+
+/**
+ * A byte range made whole: `start` ≥ 0 and `length` ≥ 0 (or undefined: to the end), both rounded
+ * down, as every adapter reads them.
+ */
+export function normaliseRange(range: ByteRange = {}): { start: number; length?: number } {
+  const start = Math.max(0, Math.floor(range.offset ?? 0))
+  if (range.length === undefined) return { start }
+  return { start, length: Math.max(0, Math.floor(range.length)) }
+}
+
+/** `[start, end)` of `range` within `size` bytes, clipped to them. */
+export function clipRange(range: ByteRange = {}, size: number): [number, number] {
+  const { start, length } = normaliseRange(range)
+  const from = Math.min(start, size)
+  return [from, length === undefined ? size : Math.min(size, from + length)]
+}
+
+/**
+ * `run` over `items`, at most `limit` at a time; the first failure stops taking new items and is
+ * thrown once those running have settled.
+ */
+export async function mapLimit<T>(
+  items: readonly T[],
+  limit: number,
+  run: (item: T, index: number) => Promise<void>,
+): Promise<void> {
+  let next = 0
+  let failed = false
+  const worker = async () => {
+    while (!failed && next < items.length) {
+      const index = next++
+      try {
+        await run(items[index]!, index)
+      } catch (error) {
+        failed = true
+        throw error
+      }
+    }
   }
-  if (precondition?.ifVersion !== undefined && actual !== precondition.ifVersion) {
-    throw new IsoagentError('version_conflict', `${path} changed since it was read`, {
-      data: { path, expected: precondition.ifVersion, actual },
-    })
-  }
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker))
 }
 
 /**

@@ -9,7 +9,7 @@ import { createHash, randomBytes } from 'node:crypto'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { Agent, IsoagentError, WorkspacePath } from '../../adapters/index.ts'
 import { s3Workspace, type S3WorkspaceOptions } from '../../adapters/s3/index.ts'
-import { listDirectory, type RawPage } from '../../adapters/s3/s3-list.ts'
+import { listDirectory, type RawPage } from '../../src/object-store/directory-listing.ts'
 import {
   barrier,
   countingAgent,

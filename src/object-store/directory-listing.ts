@@ -1,7 +1,7 @@
-import type { DirEntry, ListPage } from '../../src/index.ts'
-import { compareKeys, isListableName } from './s3-keys.ts'
+import type { DirEntry, ListPage } from '../workspace/workspace-services.ts'
+import { compareKeys, isListableName } from './key-space.ts'
 
-/** One `ListObjectsV2` answer, reduced to what a listing needs. */
+/** One listing page, reduced to what a directory listing needs. */
 export interface RawPage {
   objects: { key: string; size?: number }[]
   prefixes: string[]

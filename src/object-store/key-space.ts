@@ -1,6 +1,7 @@
-import { IsoagentError, WorkspacePath } from '../../src/index.ts'
+import { IsoagentError } from '../errors.ts'
+import { WorkspacePath } from '../workspace/workspace-path.ts'
 
-/** Longest S3 object key, in UTF-8 bytes. */
+/** Longest object key (S3's and R2's), in UTF-8 bytes. */
 export const MAX_KEY_BYTES = 1024
 
 // eslint-disable-next-line no-control-regex
@@ -144,9 +145,4 @@ export function compareKeys(a: string, b: string): number {
   const restA = a.length - i
   const restB = b.length - j
   return restA === restB ? 0 : restA < restB ? -1 : 1
-}
-
-/** `CopySource` for `key` in `bucket`: every segment URL-encoded, as S3 expects. */
-export function copySource(bucket: string, key: string): string {
-  return `${bucket}/${key.split('/').map(encodeURIComponent).join('/')}`
 }
