@@ -2,6 +2,7 @@
 import { serve as honoServe, type ServerType } from '@hono/node-server'
 import type { AddressInfo } from 'node:net'
 import { nodeHttpTransport } from '../adapters/node-fs/node-http-transport.ts'
+import '../adapters/node-fs/program-wiring.ts'
 import { setDefaultHttpTransport } from '../src/index.ts'
 
 // An app served on Node resolves names itself and pins connections to the checked addresses

@@ -6,19 +6,15 @@ export type { NodeShellOptions } from './node-shell.ts'
 export { gitCliAvailable, gitCliBackend } from './git-cli-backend.ts'
 export type { GitCliBackendOptions } from './git-cli-backend.ts'
 export { nodeQuickJs } from './node-quickjs.ts'
+export { createNodeProgramRunner, nodeProgramRunner } from './node-program-runner.ts'
+export type { NodeProgramRunner, NodeProgramRunnerOptions } from './node-program-runner.ts'
 export { nodeHttpTransport, pinnedLookup, systemResolver } from './node-http-transport.ts'
 
-import {
-  registerWorkspaceKind,
-  setDefaultHttpTransport,
-  setDefaultQuickJsLoader,
-} from '../../src/index.ts'
+import { registerWorkspaceKind, setDefaultHttpTransport } from '../../src/index.ts'
 import { nodeHttpTransport as http } from './node-http-transport.ts'
 import { localWorkspace as local } from './local-workspace.ts'
-import { nodeQuickJs as quickjs } from './node-quickjs.ts'
-
-// The program tool's QuickJS: compiled once per process from the variant's .wasm file.
-setDefaultQuickJsLoader(quickjs)
+// The program tool: QuickJS compiled once per process, guests in killable worker threads.
+import './program-wiring.ts'
 
 // download and web_fetch: DNS resolved here, checked and pinned (address_check "resolved").
 setDefaultHttpTransport(http)

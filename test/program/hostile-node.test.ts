@@ -1,0 +1,148 @@
+// Guests that never yield cannot freeze a Node host: QuickJS built-ins that loop in C never reach
+// the interrupt handler, so on Node each guest runs in a worker thread that is terminated at its
+// deadline. Shown over a real HTTP server on loopback (edge/node `serve`): the four calls of the
+// hostile trial each end as a typed `timeout` while the host's timers keep ticking and
+// `GET /v1/health` keeps answering; then 200 such programs in a row leave lag and RSS flat.
+import { setFlagsFromString } from 'node:v8'
+import { runInNewContext } from 'node:vm'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { memoryWorkspace } from '../../adapters/index.ts'
+import { nodeProgramRunner } from '../../adapters/node-fs/index.ts'
+import { createApp } from '../../edge/index.ts'
+import { serve, type ServerHandle } from '../../edge/node.ts'
+
+/** The four calls of issue 27: each loops natively for minutes to hours in QuickJS. */
+export const HOSTILE = [
+  'return Array.prototype.includes.call({ length: 2 ** 40 }, 1)',
+  'return new Array(2 ** 32 - 1).indexOf(1)',
+  'return new Array(2 ** 32 - 1).lastIndexOf(1)',
+  "return new Array(1e9).join('x')",
+] as const
+
+/** Delays of a 20 ms `setInterval` past its period while `body` runs: the largest and the p99. */
+async function lagDuring<T>(
+  body: () => Promise<T>,
+): Promise<{ value: T; lagMs: number; p99Ms: number }> {
+  let last = performance.now()
+  const lags: number[] = [0]
+  const timer = setInterval(() => {
+    const now = performance.now()
+    lags.push(now - last - 20)
+    last = now
+  }, 20)
+  try {
+    const value = await body()
+    lags.sort((a, b) => a - b)
+    return { value, lagMs: lags.at(-1)!, p99Ms: lags[Math.floor((lags.length - 1) * 0.99)]! }
+  } finally {
+    clearInterval(timer)
+  }
+}
+
+function gc(): void {
+  setFlagsFromString('--expose-gc')
+  ;(runInNewContext('gc') as () => void)()
+}
+
+interface ToolReply {
+  exitCode: number
+  output: string
+  errorKind?: { type: string }
+}
+
+describe('hostile programs on Node: the host stays responsive', () => {
+  let server: ServerHandle
+  let session = ''
+
+  beforeAll(async () => {
+    const app = createApp({ workspace: () => memoryWorkspace({ 'a.txt': 'alpha\n' }) })
+    server = await serve(app, { port: 0, hostname: '127.0.0.1', handleSignals: false })
+    const created = await fetch(`${server.url}/v1/sessions`, { method: 'POST' })
+    session = ((await created.json()) as { id: string }).id
+    await nodeProgramRunner.prewarm()
+  }, 60_000)
+
+  afterAll(async () => {
+    await server?.close()
+  })
+
+  const program = async (source: string, timeoutMs: number): Promise<ToolReply> => {
+    const response = await fetch(`${server.url}/v1/sessions/${session}/tools/program`, {
+      method: 'POST',
+      body: JSON.stringify({ args: { source, limits: { timeoutMs } } }),
+    })
+    expect(response.status).toBe(200)
+    return (await response.json()) as ToolReply
+  }
+
+  /** `GET /v1/health` every 100 ms until `done`; the slowest answer, and how many came. */
+  const healthWhile = async (done: Promise<unknown>) => {
+    let finished = false
+    void done.finally(() => (finished = true))
+    let slowestMs = 0
+    let answered = 0
+    while (!finished) {
+      const started = performance.now()
+      const response = await fetch(`${server.url}/v1/health`)
+      expect(response.status).toBe(200)
+      expect(await response.json()).toMatchObject({ ok: true })
+      slowestMs = Math.max(slowestMs, performance.now() - started)
+      answered++
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+    return { slowestMs, answered }
+  }
+
+  for (const source of HOSTILE) {
+    it(`${source}: a typed timeout at 1000 ms, timers ticking, health answering`, async () => {
+      const started = performance.now()
+      const { value, lagMs } = await lagDuring(async () => {
+        const call = program(source, 1000)
+        const health = await healthWhile(call)
+        return { reply: await call, health }
+      })
+      const elapsed = performance.now() - started
+      expect(value.reply.exitCode).toBe(1)
+      expect(value.reply.errorKind?.type).toBe('timeout')
+      expect(elapsed).toBeGreaterThanOrEqual(900)
+      expect(elapsed).toBeLessThan(5_000)
+      expect(lagMs, 'event-loop lag').toBeLessThan(250)
+      expect(value.health.answered).toBeGreaterThanOrEqual(3)
+      expect(value.health.slowestMs, 'slowest health answer').toBeLessThan(1_000)
+    }, 60_000)
+  }
+
+  it('the worker after a terminated one runs the next program normally', async () => {
+    const reply = await program("const t = await ctx.readFile('a.txt'); return t", 10_000)
+    expect(reply.exitCode).toBe(0)
+    expect(reply.output).toBe('     1\talpha')
+  }, 60_000)
+
+  it('200 hostile programs in a row leave event-loop lag and RSS flat', async () => {
+    const round = (n: number) =>
+      lagDuring(async () => {
+        for (let i = 0; i < n; i++) {
+          const reply = await program(HOSTILE[i % HOSTILE.length]!, 50)
+          expect(reply.errorKind?.type).toBe('timeout')
+        }
+      })
+    await round(20)
+    gc()
+    const before = process.memoryUsage().rss
+    const { lagMs, p99Ms } = await round(180)
+    gc()
+    const grew = process.memoryUsage().rss - before
+    // 180 kills and respawns, each new thread competing for the cores: the p99 stays under the
+    // 250 ms bound and no single tick waits a second (a frozen loop would wait minutes).
+    expect(p99Ms, 'event-loop lag p99').toBeLessThan(250)
+    expect(lagMs, 'event-loop lag, largest').toBeLessThan(1_000)
+    expect(grew, `RSS grew ${grew} bytes`).toBeLessThan(96 * 1024 * 1024)
+    const stats = nodeProgramRunner.stats()
+    expect(stats.busy).toBe(0)
+    expect(stats.idle).toBeLessThanOrEqual(2)
+    expect(stats.terminated).toBeGreaterThanOrEqual(200)
+    // Still a working runner afterwards.
+    const reply = await program('return 6 * 7', 10_000)
+    expect(reply.output).toBe('42')
+  }, 600_000)
+})
