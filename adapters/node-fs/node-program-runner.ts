@@ -77,6 +77,20 @@ function workerEntry(): URL {
   return pathToFileURL(outfile)
 }
 
+/**
+ * The process's Node flags a worker can take: all but `--input-type`, which Node refuses in a
+ * worker (a host started as `node --input-type=module -e ...` would otherwise fail every program).
+ */
+function workerExecArgv(): string[] {
+  const out: string[] = []
+  const args = process.execArgv
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === '--input-type') i++
+    else if (!args[i]!.startsWith('--input-type=')) out.push(args[i]!)
+  }
+  return out
+}
+
 function stopped(
   status: 'timeout' | 'cancelled' | 'memory' | 'crash',
   facts: { toolCalls: number; startedAt: number },
@@ -153,6 +167,7 @@ export function createNodeProgramRunner(options: NodeProgramRunnerOptions = {}):
   const spawn = (pool: ModulePool): Slot => {
     entry ??= workerEntry()
     const worker = new Worker(entry, {
+      execArgv: workerExecArgv(),
       workerData: { module: pool.module },
       resourceLimits: { maxOldGenerationSizeMb: 256, stackSizeMb: 4 },
     })

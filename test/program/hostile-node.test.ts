@@ -3,6 +3,9 @@
 // deadline. Shown over a real HTTP server on loopback (edge/node `serve`): the four calls of the
 // hostile trial each end as a typed `timeout` while the host's timers keep ticking and
 // `GET /v1/health` keeps answering; then 200 such programs in a row leave lag and RSS flat.
+import { spawn } from 'node:child_process'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -142,4 +145,92 @@ describe('hostile programs on Node: the host stays responsive', () => {
     const reply = await program('return 6 * 7', 10_000)
     expect(reply.output).toBe('42')
   }, 600_000)
+})
+
+const root = fileURLToPath(new URL('../..', import.meta.url))
+
+/** Run `script` as an ES module in a fresh Node process at the package root; its stdout. */
+function node(script: string, args: string[] = []): Promise<{ code: number | null; out: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script, ...args], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ISOAGENT_TOKEN: '' },
+    })
+    let out = ''
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()))
+    child.stderr.on('data', (d: Buffer) => (out += d.toString()))
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000)
+    child.on('exit', (code) => {
+      clearTimeout(timer)
+      resolve({ code, out })
+    })
+  })
+}
+
+// The built package, by name: which entry a Node process imports does not decide where guests run.
+describe('the runtime decides, not the import (built package)', () => {
+  const script = `
+    const { Agent, memoryWorkspace } = await import(process.argv[1])
+    const session = await Agent.create().session(memoryWorkspace())
+    const started = performance.now()
+    const r = await session.program({ source: ${JSON.stringify(HOSTILE[0])}, limits: { timeoutMs: 1000 } })
+    console.log(JSON.stringify({ ms: performance.now() - started, errorKind: r.errorKind }))
+    await session.close()`
+  for (const entry of ['isoagent', 'isoagent/edge', 'isoagent/s3']) {
+    it(`importing only ${entry}: a typed timeout, and the process exits by itself`, async () => {
+      const { code, out } = await node(script, [entry])
+      expect(code, out).toBe(0)
+      const reply = JSON.parse(out.trim().split('\n').pop()!) as {
+        ms: number
+        errorKind?: { type: string }
+      }
+      expect(reply.errorKind?.type).toBe('timeout')
+      expect(reply.ms).toBeLessThan(5_000)
+    }, 90_000)
+  }
+
+  it('isoagent serve (the CLI bundle): a hostile program times out while health answers', async () => {
+    const child = spawn(process.execPath, [join(root, 'bin/isoagent.mjs'), 'serve', '--port', '0'], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ISOAGENT_TOKEN: 'hostile-test-token' },
+    })
+    try {
+      let out = ''
+      child.stdout.on('data', (d: Buffer) => (out += d.toString()))
+      child.stderr.on('data', (d: Buffer) => (out += d.toString()))
+      const deadline = Date.now() + 30_000
+      while (!/http:\/\/127\.0\.0\.1:\d+/.test(out)) {
+        if (child.exitCode !== null || Date.now() > deadline) throw new Error(out)
+        await new Promise((r) => setTimeout(r, 50))
+      }
+      const url = /http:\/\/127\.0\.0\.1:\d+/.exec(out)![0]
+      const headers = { authorization: 'Bearer hostile-test-token' }
+      const created = await fetch(`${url}/v1/sessions`, { method: 'POST', headers })
+      const { id } = (await created.json()) as { id: string }
+      const call = fetch(`${url}/v1/sessions/${id}/tools/program`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ args: { source: HOSTILE[3], limits: { timeoutMs: 1000 } } }),
+      })
+      let settled = false
+      void call.finally(() => (settled = true))
+      let answered = 0
+      let slowest = 0
+      while (!settled) {
+        const started = performance.now()
+        expect((await fetch(`${url}/v1/health`)).status).toBe(200)
+        slowest = Math.max(slowest, performance.now() - started)
+        answered++
+        await new Promise((r) => setTimeout(r, 100))
+      }
+      const reply = (await (await call).json()) as ToolReply
+      expect(reply.errorKind?.type).toBe('timeout')
+      expect(answered).toBeGreaterThanOrEqual(3)
+      expect(slowest).toBeLessThan(1_000)
+    } finally {
+      child.kill('SIGTERM')
+    }
+  }, 90_000)
 })
