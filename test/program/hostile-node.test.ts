@@ -15,7 +15,6 @@ import { createApp } from '../../edge/index.ts'
 import { serve, type ServerHandle } from '../../edge/node.ts'
 import { HOSTILE } from './hostile-cases.ts'
 
-
 /** Delays of a 20 ms `setInterval` past its period while `body` runs: the largest and the p99. */
 async function lagDuring<T>(
   body: () => Promise<T>,
@@ -191,11 +190,15 @@ describe('the runtime decides, not the import (built package)', () => {
   }
 
   it('isoagent serve (the CLI bundle): a hostile program times out while health answers', async () => {
-    const child = spawn(process.execPath, [join(root, 'bin/isoagent.mjs'), 'serve', '--port', '0'], {
-      cwd: root,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, ISOAGENT_TOKEN: 'hostile-test-token' },
-    })
+    const child = spawn(
+      process.execPath,
+      [join(root, 'bin/isoagent.mjs'), 'serve', '--port', '0'],
+      {
+        cwd: root,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: { ...process.env, ISOAGENT_TOKEN: 'hostile-test-token' },
+      },
+    )
     try {
       let out = ''
       child.stdout.on('data', (d: Buffer) => (out += d.toString()))
