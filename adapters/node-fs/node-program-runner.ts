@@ -14,7 +14,11 @@ import type {
 } from '../../src/index.ts'
 import { callToolJson } from '../../src/tools/program/run-program.ts'
 import { nodeQuickJs } from './node-quickjs.ts'
-import type { ProgramWorkerReply, ProgramWorkerRequest } from './program-worker-protocol.ts'
+import type {
+  ProgramWorkerCall,
+  ProgramWorkerReply,
+  ProgramWorkerRequest,
+} from './program-worker-protocol.ts'
 
 /** Options of {@link createNodeProgramRunner}. */
 export interface NodeProgramRunnerOptions {
@@ -288,17 +292,18 @@ export function createNodeProgramRunner(options: NodeProgramRunnerOptions = {}):
       }
       const onMessage = (reply: ProgramWorkerReply) => {
         if (reply.type === 'done') finish(reply.outcome, true)
-        else if (reply.type === 'call') {
-          facts.toolCalls++
-          void callToolJson(host, reply.name, reply.argsJson).then((json) => {
-            if (settled) return
-            answers.push({ id: reply.id, json })
-            if (!flushQueued) {
-              flushQueued = true
-              queueMicrotask(flush)
-            }
-          })
-        }
+        else if (reply.type === 'calls') for (const call of reply.calls) forward(call)
+      }
+      const forward = (call: ProgramWorkerCall) => {
+        facts.toolCalls++
+        void callToolJson(host, call.name, call.argsJson).then((json) => {
+          if (settled) return
+          answers.push({ id: call.id, json })
+          if (!flushQueued) {
+            flushQueued = true
+            queueMicrotask(flush)
+          }
+        })
       }
       const onAbort = () => {
         if (settled) return

@@ -16,5 +16,13 @@ export type ProgramWorkerRequest =
 /** Worker → main thread. */
 export type ProgramWorkerReply =
   | { type: 'ready' }
-  | { type: 'call'; id: number; name: string; argsJson: string }
+  /** The guest's tool calls, batched: every call it made in one turn. */
+  | { type: 'calls'; calls: ProgramWorkerCall[] }
   | { type: 'done'; outcome: ProgramOutcome }
+
+/** One tool call of the guest. */
+export interface ProgramWorkerCall {
+  id: number
+  name: string
+  argsJson: string
+}

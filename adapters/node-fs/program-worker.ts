@@ -6,6 +6,7 @@ import { importQuickJs, type QuickJsLoader } from '../../src/index.ts'
 import { poolFor } from '../../src/tools/program/quickjs-pool.ts'
 import { runProgram } from '../../src/tools/program/run-program.ts'
 import type {
+  ProgramWorkerCall,
   ProgramWorkerReply,
   ProgramWorkerRequest,
   ProgramWorkerStart,
@@ -20,6 +21,12 @@ const post = (reply: ProgramWorkerReply) => port.postMessage(reply)
 let lastId = 0
 const waiting = new Map<number, (json: string) => void>()
 let controller = new AbortController()
+let calls: ProgramWorkerCall[] = []
+const flushCalls = () => {
+  if (calls.length === 0) return
+  post({ type: 'calls', calls })
+  calls = []
+}
 
 port.on('message', (request: ProgramWorkerRequest) => {
   switch (request.type) {
@@ -47,10 +54,11 @@ async function run(request: Extract<ProgramWorkerRequest, { type: 'run' }>): Pro
       new Promise<string>((resolve) => {
         const id = ++lastId
         waiting.set(id, resolve)
-        post({ type: 'call', id, name, argsJson })
+        if (calls.push({ id, name, argsJson }) === 1) queueMicrotask(flushCalls)
       }),
   })
   waiting.clear()
+  calls = []
   post({ type: 'done', outcome })
 }
 
