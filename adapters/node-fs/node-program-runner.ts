@@ -1,7 +1,8 @@
-import { rmSync } from 'node:fs'
+import { createHash } from 'node:crypto'
+import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { Worker } from 'node:worker_threads'
 import type {
@@ -60,25 +61,46 @@ interface ModulePool {
 
 /**
  * How to start a worker: the built `program-worker.js` next to this file (also in the CLI bundle),
- * or, from the TypeScript source (tests, benchmarks), `program-worker.ts` bundled once per process
- * by esbuild (a dev dependency) into a temporary file: loading the ~30 source modules through a
- * TypeScript loader in each new thread would cost seconds.
+ * or, from the TypeScript source (tests, benchmarks), `program-worker.ts` bundled by esbuild (a dev
+ * dependency) into a file under the temp directory, kept while no input file is newer (loading
+ * the source modules through a TypeScript loader in each new thread would cost seconds).
  */
 function workerEntry(): URL {
   if (!import.meta.url.endsWith('.ts')) return new URL('./program-worker.js', import.meta.url)
+  const source = fileURLToPath(new URL('./program-worker.ts', import.meta.url))
+  const key = createHash('sha1').update(source).digest('hex').slice(0, 12)
+  const dir = join(tmpdir(), `isoagent-program-worker-${key}`)
+  const outfile = join(dir, 'worker.mjs')
+  const inputsFile = join(dir, 'inputs.json')
+  if (bundleFresh(outfile, inputsFile)) return pathToFileURL(outfile)
+  mkdirSync(dir, { recursive: true })
   const esbuild = createRequire(import.meta.url)('esbuild') as typeof import('esbuild')
-  const outfile = join(tmpdir(), `isoagent-program-worker-${process.pid}.mjs`)
-  esbuild.buildSync({
-    entryPoints: [fileURLToPath(new URL('./program-worker.ts', import.meta.url))],
-    outfile,
+  const partial = join(dir, `worker-${process.pid}.mjs`)
+  const result = esbuild.buildSync({
+    entryPoints: [source],
+    outfile: partial,
+    absWorkingDir: dirname(source),
     bundle: true,
     platform: 'node',
     format: 'esm',
     target: 'node20',
+    metafile: true,
     logLevel: 'silent',
   })
-  process.once('exit', () => rmSync(outfile, { force: true }))
+  const inputs = Object.keys(result.metafile.inputs).map((p) => resolve(dirname(source), p))
+  writeFileSync(inputsFile, JSON.stringify(inputs))
+  renameSync(partial, outfile)
   return pathToFileURL(outfile)
+}
+
+function bundleFresh(outfile: string, inputsFile: string): boolean {
+  try {
+    const built = statSync(outfile).mtimeMs
+    const inputs = JSON.parse(readFileSync(inputsFile, 'utf8')) as string[]
+    return inputs.every((input) => statSync(input).mtimeMs < built)
+  } catch {
+    return false
+  }
 }
 
 /**

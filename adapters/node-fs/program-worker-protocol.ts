@@ -1,5 +1,9 @@
 // Messages between the program worker pool (main thread) and a program worker.
-import type { ProgramLimits, ProgramOutcome, ProgramSource } from '../../src/index.ts'
+import type {
+  ProgramLimits,
+  ProgramOutcome,
+  ProgramSource,
+} from '../../src/tools/program/run-program.ts'
 
 /** `workerData` of a program worker: the compiled QuickJS module it instantiates. */
 export interface ProgramWorkerStart {

@@ -2,7 +2,8 @@
 // it at the deadline whatever the guest is doing (a C loop in QuickJS never yields). Tool calls go
 // back to the main thread, which runs them through the session's kernel.
 import { parentPort, workerData } from 'node:worker_threads'
-import { importQuickJs, type QuickJsLoader } from '../../src/index.ts'
+// Only the program modules: the core's index would load every tool into each thread.
+import { importQuickJs, type QuickJsLoader } from '../../src/tools/program/quickjs-loader.ts'
 import { poolFor } from '../../src/tools/program/quickjs-pool.ts'
 import { runProgram } from '../../src/tools/program/run-program.ts'
 import type {
