@@ -20,6 +20,7 @@ await build({
   entryPoints: {
     isoagent: 'bin/cli.ts',
     'scan-worker': 'adapters/node-fs/scan-worker.ts',
+    'program-worker': 'adapters/node-fs/program-worker.ts',
   },
   outdir: 'dist/cli',
   bundle: true,

@@ -98,13 +98,26 @@ export { workspaceGitFs } from './tools/git/fs-bridge.ts'
 export type { IsoGitFs, IsoGitStat } from './tools/git/fs-bridge.ts'
 export { PROGRAM_LIMITS } from './tools/program/program.ts'
 export type { ProgramArgs } from './tools/program/program.ts'
+export {
+  inlineProgramRunner,
+  setDefaultProgramRunner,
+  defaultProgramRunner,
+} from './tools/program/program-runner.ts'
+export type { ProgramRunner } from './tools/program/program-runner.ts'
+export { NATIVE_LOOP_BOUND } from './tools/program/native-bounds.ts'
 export { PROGRAM_MEMORY_BYTES } from './tools/program/quickjs-pool.ts'
 export {
   PROGRAM_STACK_BYTES,
   INTERRUPTS_PER_SECOND,
   LOG_LIMITS,
 } from './tools/program/run-program.ts'
-export type { ProgramLimit, ProgramLimits } from './tools/program/run-program.ts'
+export type {
+  ProgramHost,
+  ProgramLimit,
+  ProgramLimits,
+  ProgramOutcome,
+  ProgramSource,
+} from './tools/program/run-program.ts'
 export {
   importQuickJs,
   quickJsFromModule,

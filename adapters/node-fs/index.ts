@@ -6,17 +6,16 @@ export type { NodeShellOptions } from './node-shell.ts'
 export { gitCliAvailable, gitCliBackend } from './git-cli-backend.ts'
 export type { GitCliBackendOptions } from './git-cli-backend.ts'
 export { nodeQuickJs } from './node-quickjs.ts'
+export { createNodeProgramRunner, nodeProgramRunner } from './node-program-runner.ts'
+export type { NodeProgramRunner, NodeProgramRunnerOptions } from './node-program-runner.ts'
 export { nodeHttpTransport, pinnedLookup, systemResolver } from './node-http-transport.ts'
 
-import { registerWorkspaceKind, setDefaultQuickJsLoader } from '../../src/index.ts'
+import { registerWorkspaceKind } from '../../src/index.ts'
 import { localWorkspace as local } from './local-workspace.ts'
-import { nodeQuickJs as quickjs } from './node-quickjs.ts'
-// download, web_fetch, web_search: DNS resolved here, checked and pinned (address_check
-// "resolved"); every Node entry of the package imports it too.
+// The Node runtime wiring: download, web_fetch, web_search resolve DNS here, check and pin every
+// answer (address_check "resolved"); program guests run in killable worker threads. Every Node
+// entry of the package imports it too.
 import './node-runtime.ts'
-
-// The program tool's QuickJS: compiled once per process from the variant's .wasm file.
-setDefaultQuickJsLoader(quickjs)
 
 // Lets `agent.resumeSession(snapshot)` rebuild local workspaces from their descriptor.
 registerWorkspaceKind('local', (descriptor) => {

@@ -8,3 +8,7 @@ import { nodeHttpTransport } from './node-http-transport.ts'
 // web_fetch, download, web_search: names resolved here, every answer checked and the connection
 // pinned to it (`address_check: "resolved"`). undici itself loads at the first request.
 setDefaultHttpTransport(nodeHttpTransport)
+
+// program: QuickJS compiled once per process; guests in worker threads terminated at their
+// deadline.
+import './program-wiring.ts'

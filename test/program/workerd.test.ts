@@ -7,15 +7,27 @@ import { Miniflare } from 'miniflare'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Plugin } from 'esbuild'
 import { bundle, nodeSpecifiers } from '../runtime/bundle.ts'
+import { HOSTILE } from './hostile-cases.ts'
 import { programCases, type ProgramCaseResult } from './program-cases.ts'
 
 const WORKER = `
 import wasm from '@jitl/quickjs-wasmfile-release-sync/wasm'
+import { Agent, memoryWorkspace } from '../../adapters/index.ts'
+import { HOSTILE } from './hostile-cases.ts'
 import { programCases, runProgramCases } from './program-cases.ts'
 
 export default {
   async fetch(request) {
     const url = new URL(request.url)
+    const hostile = url.searchParams.get('hostile')
+    if (hostile !== null) {
+      const session = await Agent.create().session(memoryWorkspace(), { quickjs: wasm })
+      const started = Date.now()
+      const result = await session.program({ source: HOSTILE[Number(hostile)], limits: { timeoutMs: 1000 } })
+      const ms = Date.now() - started
+      await session.close()
+      return Response.json({ ms, exitCode: result.exitCode, errorKind: result.errorKind, error: result.metadata?.error })
+    }
     const name = url.searchParams.get('case')
     const env = url.searchParams.get('loader') === 'default' ? {} : { quickjs: wasm }
     const results = await runProgramCases(env, (c) => c.name === name)
@@ -92,6 +104,26 @@ describe('program (workerd)', () => {
       },
       300_000,
     )
+  }
+
+  // workerd can stop no thread: the native-loop bound turns each hostile call into a typed error.
+  for (const [index, source] of HOSTILE.entries()) {
+    it(`${source}: a typed RangeError at once, not a frozen isolate`, async () => {
+      const response = await mf!.dispatchFetch(`http://127.0.0.1/run?hostile=${index}`)
+      const body = await response.text()
+      expect(response.status, body).toBe(200)
+      const reply = JSON.parse(body) as {
+        ms: number
+        exitCode: number
+        errorKind?: { type: string }
+        error?: { name: string; message: string }
+      }
+      expect(reply.exitCode).toBe(1)
+      expect(reply.errorKind?.type).toBe('invalid_argument')
+      expect(reply.error?.name).toBe('RangeError')
+      expect(reply.error?.message).toMatch(/over this runtime's bound/)
+      expect(reply.ms).toBeLessThan(2_000)
+    }, 60_000)
   }
 
   it('without a module, the default loader fails with a typed result (no WebAssembly from bytes)', async () => {

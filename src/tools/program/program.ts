@@ -2,13 +2,9 @@ import { IsoagentError } from '../../errors.ts'
 import type { ToolContext, ToolSpec } from '../../kernel/tool-spec.ts'
 import { toolFailure, toolSuccess, type ToolErrorKind, type ToolResult } from '../../tool-result.ts'
 import { defaultQuickJsLoader, type QuickJsLoader } from './quickjs-loader.ts'
-import { PROGRAM_MEMORY_BYTES, poolFor } from './quickjs-pool.ts'
-import {
-  PROGRAM_STACK_BYTES,
-  runProgram,
-  type ProgramLimits,
-  type ProgramOutcome,
-} from './run-program.ts'
+import { defaultProgramRunner, type ProgramRunner } from './program-runner.ts'
+import { PROGRAM_MEMORY_BYTES } from './quickjs-pool.ts'
+import { PROGRAM_STACK_BYTES, type ProgramLimits, type ProgramOutcome } from './run-program.ts'
 
 /** Defaults and bounds of the `program` tool. */
 export const PROGRAM_LIMITS = {
@@ -206,8 +202,14 @@ function shape(outcome: ProgramOutcome, limits: ProgramLimits): ToolResult {
   }
 }
 
-/** The `program` tool over QuickJS from `loader` (default: {@link defaultQuickJsLoader}). */
-export function createProgramTool(loader?: QuickJsLoader): ToolSpec<ProgramArgs> {
+/**
+ * The `program` tool over QuickJS from `loader` (default: {@link defaultQuickJsLoader}), run by
+ * `runner` (default: the runtime's, {@link defaultProgramRunner}, read at each call).
+ */
+export function createProgramTool(
+  loader?: QuickJsLoader,
+  runner?: ProgramRunner,
+): ToolSpec<ProgramArgs> {
   return {
     name: 'program',
     pathArguments: ['path'],
@@ -235,12 +237,12 @@ export function createProgramTool(loader?: QuickJsLoader): ToolSpec<ProgramArgs>
       const program = await loadSource(args, context)
       const inputsJson = JSON.stringify(args.inputs ?? null)
       const allowed = args.allowed_tools === undefined ? undefined : new Set(args.allowed_tools)
-      const pool = poolFor(loader ?? defaultQuickJsLoader())
+      const using = loader ?? defaultQuickJsLoader()
       // Tool calls still pending when the program ends (a limit, an error) are cancelled.
       const ended = new AbortController()
       let outcome: ProgramOutcome
       try {
-        outcome = await runProgram(pool, program, inputsJson, limits, {
+        outcome = await (runner ?? defaultProgramRunner()).run(using, program, inputsJson, limits, {
           signal: context.signal,
           callTool: async (name, toolArgs) => {
             if (name === 'program') return refusal(name, 'program cannot call program')

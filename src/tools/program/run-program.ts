@@ -2,6 +2,7 @@ import type { QuickJSContext, QuickJSHandle } from 'quickjs-emscripten-core'
 import { utf8Length } from '../../text/bytes.ts'
 import type { ToolResult } from '../../tool-result.ts'
 import { GUEST_PRELUDE } from './guest-prelude.ts'
+import { NATIVE_BOUNDS_PRELUDE } from './native-bounds.ts'
 import { PROGRAM_MEMORY_BYTES, type QuickJsPool } from './quickjs-pool.ts'
 
 /** QuickJS's own stack limit: below the host's, so deep recursion is a guest `InternalError`. */
@@ -34,6 +35,16 @@ export interface ProgramHost {
   signal: AbortSignal
   /** Clock for the wall-time limit (tests stop it to show the interrupt count holds). */
   now?: () => number
+  /**
+   * Bound the built-ins that loop natively (`native-bounds.ts`): for guests on the host's own
+   * thread, where nothing can stop a C loop from outside.
+   */
+  boundNatives?: boolean
+  /**
+   * A tool call as JSON in and out (the guest's `{output, exitCode, metadata, errorKind?}`); when
+   * present it is used instead of {@link callTool} (a worker forwards calls to its host this way).
+   */
+  callRaw?: (name: string, argsJson: string) => Promise<string>
 }
 
 /** The script to run. */
@@ -268,21 +279,8 @@ export async function runProgram(
       const id =
         idHandle !== undefined && vm.typeof(idHandle) === 'number' ? vm.getNumber(idHandle) : 0
       pending++
-      let args: unknown
-      try {
-        args = JSON.parse(argsJson)
-      } catch {
-        args = undefined
-      }
-      void host
-        .callTool(name, args)
-        .then(guestResult, (error: unknown) =>
-          JSON.stringify({
-            output: `tool call failed: ${String(error)}`,
-            exitCode: 1,
-            metadata: {},
-          }),
-        )
+      void (host.callRaw?.(name, argsJson) ?? callToolJson(host, name, argsJson))
+        .catch(failedCall)
         .then((json) => {
           pending--
           if (closed) return
@@ -319,6 +317,13 @@ export async function runProgram(
       return undefined
     })
 
+    if (host.boundNatives === true) {
+      const bounds = vm.evalCode(NATIVE_BOUNDS_PRELUDE, 'isoagent:bounds', { type: 'global' })
+      if (bounds.error) {
+        halt(errorFields(vm, bounds.error))
+        bounds.error.dispose()
+      } else bounds.value.dispose()
+    }
     const prelude = vm.evalCode(GUEST_PRELUDE, 'isoagent:prelude', { type: 'global', strict: true })
     if (prelude.error) {
       halt(errorFields(vm, prelude.error))
@@ -419,6 +424,25 @@ export async function runProgram(
     pool.release(instance, healthy)
     return limitOutput(result, limits)
   }
+}
+
+/** A host tool call with JSON in and out, as the guest sees it; never rejects. */
+export function callToolJson(
+  host: Pick<ProgramHost, 'callTool'>,
+  name: string,
+  argsJson: string,
+): Promise<string> {
+  let args: unknown
+  try {
+    args = JSON.parse(argsJson)
+  } catch {
+    args = undefined
+  }
+  return host.callTool(name, args).then(guestResult, failedCall)
+}
+
+function failedCall(error: unknown): string {
+  return JSON.stringify({ output: `tool call failed: ${String(error)}`, exitCode: 1, metadata: {} })
 }
 
 function guestResult(result: ToolResult): string {
