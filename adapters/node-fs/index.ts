@@ -7,12 +7,15 @@ export { gitCliAvailable, gitCliBackend } from './git-cli-backend.ts'
 export type { GitCliBackendOptions } from './git-cli-backend.ts'
 export { nodeQuickJs } from './node-quickjs.ts'
 export { nodeHttpTransport, pinnedLookup, systemResolver } from './node-http-transport.ts'
+export { NodeStdioMcpTransport, nodeStdioMcpLauncher } from './stdio-mcp-transport.ts'
 
 import {
   registerWorkspaceKind,
   setDefaultHttpTransport,
   setDefaultQuickJsLoader,
+  setMcpStdioLauncher,
 } from '../../src/index.ts'
+import { nodeStdioMcpLauncher } from './stdio-mcp-transport.ts'
 import { nodeHttpTransport as http } from './node-http-transport.ts'
 import { localWorkspace as local } from './local-workspace.ts'
 import { nodeQuickJs as quickjs } from './node-quickjs.ts'
@@ -22,6 +25,9 @@ setDefaultQuickJsLoader(quickjs)
 
 // download and web_fetch: DNS resolved here, checked and pinned (address_check "resolved").
 setDefaultHttpTransport(http)
+
+// MCP servers over stdio: children in their own process groups, killed with the session.
+setMcpStdioLauncher(nodeStdioMcpLauncher)
 
 // Lets `agent.resumeSession(snapshot)` rebuild local workspaces from their descriptor.
 registerWorkspaceKind('local', (descriptor) => {

@@ -14,6 +14,8 @@ import { checkOptions, type ResumeOptions, type SessionOptions } from './session
 import { sessionTools } from './session-tools.ts'
 import { parseSnapshot, type SessionSnapshot } from './snapshot.ts'
 import { workspaceResolver } from './workspace-resolvers.ts'
+import { checkMcpServers, type McpServerConfig } from '../mcp-client/mcp-config.ts'
+import { McpManager } from '../mcp-client/mcp-manager.ts'
 
 /** Options of {@link Agent.create}. */
 export interface AgentOptions {
@@ -21,6 +23,8 @@ export interface AgentOptions {
   model?: LanguageModel
   /** System prompt of every session's conversation. */
   system?: string
+  /** MCP servers every session connects (a session's own `mcpServers` replace same names). */
+  mcpServers?: Record<string, McpServerConfig>
 }
 
 export type { ResumeOptions, SessionOptions } from './session-options.ts'
@@ -47,6 +51,7 @@ export class Agent {
       throw new IsoagentError('invalid_argument', 'model must be a LanguageModel')
     if (options?.system !== undefined && typeof options.system !== 'string')
       throw new IsoagentError('invalid_argument', 'system must be a string')
+    checkMcpServers(options?.mcpServers)
     return new Agent(options ?? {})
   }
 
@@ -135,8 +140,10 @@ export class Agent {
     // API keys of web_search engines never show, whatever an engine echoes back, nor as they
     // stand in a URL (a result linking to the engine's own request, a browser's error).
     const keys = Object.values(options.webSearch?.apiKeys ?? {}).filter((k) => k.length >= 4)
+    const servers = { ...this.options.mcpServers, ...options.mcpServers }
     const secrets = [
       ...(options.redactSecrets ?? []),
+      ...mcpSecrets(servers),
       ...keys,
       ...keys.map((k) => encodeURIComponent(k)).filter((k) => !keys.includes(k)),
     ]
@@ -158,7 +165,25 @@ export class Agent {
         : {}),
     })
     listed = () => kernel.list()
+    const mcp = new McpManager(kernel, (url, init) => fetch(url, init))
+    // A server that fails to connect does not fail the session: mcpStatus() shows its error.
+    await Promise.allSettled(Object.entries(servers).map(([name, c]) => mcp.add(name, c)))
     const conversation = new Conversation(kernel, model, this.options.system, messages)
-    return new Session(kernel, { conversation, background, hasModel: model !== undefined })
+    return new Session(kernel, { conversation, background, hasModel: model !== undefined, mcp })
   }
+}
+
+/** Credentials in MCP server configs (headers, tokens, client secrets): never shown. */
+function mcpSecrets(servers: Record<string, McpServerConfig>): string[] {
+  const out: string[] = []
+  for (const config of Object.values(servers)) {
+    if (config.transport !== 'http') continue
+    for (const [header, value] of Object.entries(config.headers ?? {}))
+      if (/auth|token|key|secret|cookie|session/i.test(header))
+        out.push(value, value.replace(/^(Bearer|Basic|Token)\s+/i, ''))
+    const oauth = config.oauth
+    if (oauth !== undefined && 'accessToken' in oauth) out.push(oauth.accessToken)
+    else if (oauth?.clientSecret !== undefined) out.push(oauth.clientSecret)
+  }
+  return out.filter((s) => s.length >= 8)
 }

@@ -11,6 +11,7 @@ import { checkEngines } from '../tools/web-search/engine-config.ts'
 import type { WebSearchOptions } from '../tools/web-search/web-search.ts'
 import type { WorkspaceServices } from '../workspace/workspace-services.ts'
 import type { CustomTool } from './custom-tool.ts'
+import { checkMcpServers, type McpServerConfig } from '../mcp-client/mcp-config.ts'
 
 /** Options of {@link Agent.session}. */
 export interface SessionOptions {
@@ -54,6 +55,12 @@ export interface SessionOptions {
    * and pinning, and the `User-Agent`.
    */
   net?: NetOptions
+  /**
+   * MCP servers whose tools this session offers as `mcp__<server>__<tool>` (over the Agent's
+   * `mcpServers`, a server of the same name replaced). Their URLs are trusted: they come from
+   * the host's code.
+   */
+  mcpServers?: Record<string, McpServerConfig>
 }
 
 /** Options of {@link Agent.resumeSession}. */
@@ -78,6 +85,7 @@ const OPTION_KEYS = new Set<string>([
   'quickjs',
   'webSearch',
   'net',
+  'mcpServers',
   'workspace',
 ])
 
@@ -129,6 +137,7 @@ export function checkOptions(options: SessionOptions): void {
     )
   }
   checkWebSearch(options.webSearch)
+  checkMcpServers(options.mcpServers)
 }
 
 function checkWebSearch(ws: WebSearchOptions | undefined): void {
