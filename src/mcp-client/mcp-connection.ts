@@ -260,7 +260,7 @@ export class McpConnection {
 /** Whether a failed Streamable HTTP handshake may be a legacy HTTP+SSE server (a 4xx answer). */
 function legacyCandidate(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code
-  return typeof code === 'number' && code >= 400 && code < 500
+  return typeof code === 'number' && code >= 400 && code < 500 && code !== 401 && code !== 403
 }
 
 /** The EventSource fetch of the legacy transport: the same fetch, with the configured headers. */

@@ -11,7 +11,7 @@ const REFUSALS: ReadonlySet<number> = new Set([
 /**
  * The typed error for a failure of MCP operation `op` (`initialize`, `tools/list`, a tool):
  * the caller's abort → `cancelled`; the SDK's request timeout → `timeout`; a closed connection,
- * an HTTP or socket failure → `transport`; invalid params, an
+ * an HTTP or socket failure → `transport` (401/403: `permission_denied`); invalid params, an
  * invalid request or an unknown method → `invalid_argument`; any other JSON-RPC error → `transport`.
  */
 export function mcpError(
@@ -33,6 +33,9 @@ export function mcpError(
       return new IsoagentError('invalid_argument', `${op}: ${error.message}`)
     return new IsoagentError('transport', `${op}: ${error.message}`)
   }
+  const status = (error as { code?: unknown } | null)?.code
   const message = error instanceof Error ? error.message : String(error)
+  if (status === 401 || status === 403)
+    return new IsoagentError('permission_denied', `${op}: the server refused the credentials (${status})`)
   return new IsoagentError('transport', `${op}: ${message}`, { cause: error })
 }
