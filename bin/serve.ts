@@ -6,12 +6,14 @@ import { parseArgs } from 'node:util'
 import { Agent, type PermissionRules, type WorkspaceServices } from '../adapters/index.ts'
 import { memoryWorkspace } from '../adapters/memory/index.ts'
 import { localWorkspace } from '../adapters/node-fs/index.ts'
+import { readMcpConfig } from './mcp-config.ts'
 
 const USAGE = `isoagent serve — the HTTP API over a workspace
 
 Usage:
   isoagent serve [--workspace DIR | s3://bucket/prefix | memory] [--port 8787]
                  [--host 127.0.0.1] [--token T] [--allow|--ask|--deny RULE]...
+                 [--mcp-config FILE]
 
 Options:
   -w, --workspace W   a directory (default: current directory), s3://bucket/prefix (AWS
@@ -24,6 +26,9 @@ Options:
       --deny RULE     --deny 'write(secrets/**)'; deny wins over ask over allow. An ask
                       rule makes a call wait until it is approved (the web demo's dialog,
                       or POST /v1/sessions/:id/confirmations/:callId)
+      --mcp-config F  MCP servers every session connects, as .mcp.json ({ "mcpServers":
+                      { name: { command, args, env } | { type: "http", url, headers } } });
+                      default ./.mcp.json when present. Their tools: mcp__<name>__<tool>
   -h, --help          this text
 
 GET / serves the web demo (no token needed for its files; it asks the API with the token
@@ -93,6 +98,7 @@ export async function serveCommand(
         allow: { type: 'string', multiple: true },
         ask: { type: 'string', multiple: true },
         deny: { type: 'string', multiple: true },
+        'mcp-config': { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
     }))
@@ -121,7 +127,17 @@ export async function serveCommand(
     ...(values.ask ? { ask: values.ask } : {}),
     ...(values.deny ? { deny: values.deny } : {}),
   }
-  const session = Object.keys(permissions).length > 0 ? { permissions } : {}
+  let mcpServers
+  try {
+    mcpServers = readMcpConfig(values['mcp-config'])
+  } catch (error) {
+    err.write(`isoagent serve: ${(error as Error).message}\n`)
+    return 2
+  }
+  const session = {
+    ...(Object.keys(permissions).length > 0 ? { permissions } : {}),
+    ...(mcpServers ? { mcpServers } : {}),
+  }
 
   let workspace: Awaited<ReturnType<typeof workspaceOf>>
   try {
@@ -169,6 +185,7 @@ export async function serveCommand(
       `isoagent ${VERSION} serving ${workspace.describe}`,
       `  tools:  ${tools.join(', ')}`,
       ...(Object.keys(permissions).length > 0 ? [`  rules:  ${JSON.stringify(permissions)}`] : []),
+      ...(mcpServers ? [`  mcp:    ${Object.keys(mcpServers).join(', ')}`] : []),
       `  open:   ${url}/?token=${encodeURIComponent(token)}`,
       `  health: curl -s ${url}/v1/health`,
       `  try:    S=$(curl -s -X POST -H ${auth} ${url}/v1/sessions | ${id}) && curl -s -X POST -H ${auth} -d '{"args":{"path":"."}}' ${url}/v1/sessions/$S/tools/ls`,
