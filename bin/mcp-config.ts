@@ -19,12 +19,12 @@ export function readMcpConfig(
   try {
     text = readFileSync(path, 'utf8')
   } catch (error) {
-    throw new Error(`cannot read ${path}: ${(error as Error).message}`)
+    throw new Error(`cannot read ${path}: ${(error as Error).message}`, { cause: error })
   }
   if (text.length > MAX_CONFIG_BYTES) throw new Error(`${path} is over ${MAX_CONFIG_BYTES} bytes`)
   try {
     return parseMcpJson(text)
   } catch (error) {
-    throw new Error(`${path}: ${(error as Error).message}`)
+    throw new Error(`${path}: ${(error as Error).message}`, { cause: error })
   }
 }

@@ -58,7 +58,9 @@ export function installDefaultAsk(kernel: Kernel, ask: DefaultAsk): void {
       const verdict = decide(tool, args)
       if (verdict.rule !== undefined || verdict.decision !== 'allow') return verdict
       const reason = ask(tool)
-      return reason === undefined ? verdict : { decision: 'ask', rule: `MCP annotations: ${reason}` }
+      return reason === undefined
+        ? verdict
+        : { decision: 'ask', rule: `MCP annotations: ${reason}` }
     },
   }
 }

@@ -87,12 +87,18 @@ function checkOAuth(oauth: unknown, where: string): void {
     throw refuse(`${where}.oauth needs accessToken, or tokenUrl and clientId`)
   if (o.clientSecret !== undefined && typeof o.clientSecret !== 'string')
     throw refuse(`${where}.oauth.clientSecret must be a string`)
-  if (o.scopes !== undefined && (!Array.isArray(o.scopes) || o.scopes.some((s) => typeof s !== 'string')))
+  if (
+    o.scopes !== undefined &&
+    (!Array.isArray(o.scopes) || o.scopes.some((s) => typeof s !== 'string'))
+  )
     throw refuse(`${where}.oauth.scopes must be an array of strings`)
 }
 
 /** Throws `invalid_argument` unless `config` is a well-formed {@link McpServerConfig}. */
-export function checkServerConfig(name: string, config: unknown): asserts config is McpServerConfig {
+export function checkServerConfig(
+  name: string,
+  config: unknown,
+): asserts config is McpServerConfig {
   const where = `mcpServers.${name}`
   if (typeof config !== 'object' || config === null || Array.isArray(config))
     throw refuse(`${where} must be an object`)
@@ -109,10 +115,14 @@ export function checkServerConfig(name: string, config: unknown): asserts config
   if (c.transport === 'stdio') {
     if (typeof c.command !== 'string' || c.command === '')
       throw refuse(`${where}.command must be a non-empty string`)
-    if (c.args !== undefined && (!Array.isArray(c.args) || c.args.some((a) => typeof a !== 'string')))
+    if (
+      c.args !== undefined &&
+      (!Array.isArray(c.args) || c.args.some((a) => typeof a !== 'string'))
+    )
       throw refuse(`${where}.args must be an array of strings`)
     stringRecord(c.env, `${where}.env`)
-    if (c.cwd !== undefined && typeof c.cwd !== 'string') throw refuse(`${where}.cwd must be a string`)
+    if (c.cwd !== undefined && typeof c.cwd !== 'string')
+      throw refuse(`${where}.cwd must be a string`)
     return
   }
   if (typeof c.url !== 'string') throw refuse(`${where}.url must be a string`)
@@ -132,7 +142,9 @@ export function checkServerConfig(name: string, config: unknown): asserts config
  * Check a whole `mcpServers` record. Throws `invalid_argument` for a bad name or config, and for
  * two names that differ only in case (permission rules and humans would confuse them).
  */
-export function checkMcpServers(servers: unknown): asserts servers is Record<string, McpServerConfig> {
+export function checkMcpServers(
+  servers: unknown,
+): asserts servers is Record<string, McpServerConfig> {
   if (servers === undefined) return
   if (typeof servers !== 'object' || servers === null || Array.isArray(servers))
     throw refuse('mcpServers must be a record of server name → config')
@@ -142,7 +154,9 @@ export function checkMcpServers(servers: unknown): asserts servers is Record<str
     const folded = name.toLowerCase()
     const other = seen.get(folded)
     if (other !== undefined)
-      throw refuse(`MCP server names "${other}" and "${name}" collide (names are compared ignoring case)`)
+      throw refuse(
+        `MCP server names "${other}" and "${name}" collide (names are compared ignoring case)`,
+      )
     seen.set(folded, name)
     checkServerConfig(name, config)
   }
@@ -165,10 +179,14 @@ export function parseMcpJson(text: string): Record<string, McpServerConfig> {
     throw refuse('.mcp.json must be { "mcpServers": { name: config } }')
   const out: Record<string, McpServerConfig> = {}
   for (const [name, raw] of Object.entries(servers)) {
-    if (typeof raw !== 'object' || raw === null) throw refuse(`.mcp.json: ${name} must be an object`)
+    if (typeof raw !== 'object' || raw === null)
+      throw refuse(`.mcp.json: ${name} must be an object`)
     const { type, ...rest } = raw as Record<string, unknown>
     if (typeof rest.url === 'string' || (type !== undefined && type !== 'stdio')) {
-      if (type !== undefined && !['http', 'sse', 'streamable-http', 'streamableHttp'].includes(String(type)))
+      if (
+        type !== undefined &&
+        !['http', 'sse', 'streamable-http', 'streamableHttp'].includes(String(type))
+      )
         throw refuse(`.mcp.json: ${name} has an unknown type ${JSON.stringify(type)}`)
       out[name] = { transport: 'http', ...rest } as McpHttpConfig
     } else {

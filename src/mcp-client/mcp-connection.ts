@@ -120,7 +120,11 @@ export class McpConnection {
       if (signal.aborted || !legacyCandidate(error)) throw error
     }
     const client = await this.start(
-      new SSEClientTransport(url, { requestInit: init, fetch: this.fetchFn, eventSourceInit: { fetch: sseFetch(this.fetchFn, init.headers) } }),
+      new SSEClientTransport(url, {
+        requestInit: init,
+        fetch: this.fetchFn,
+        eventSourceInit: { fetch: sseFetch(this.fetchFn, init.headers) },
+      }),
       signal,
     )
     this.via = 'sse'
@@ -197,10 +201,14 @@ export class McpConnection {
     if (client === undefined) {
       if (this.closed) throw new IsoagentError('transport', `MCP server ${this.name} was removed`)
       await this.connect().catch((error: unknown) => {
-        throw new IsoagentError('transport', `MCP server ${this.name} is not connected: ${mcpError(error, 'connect', this.timeoutMs).message}`)
+        throw new IsoagentError(
+          'transport',
+          `MCP server ${this.name} is not connected: ${mcpError(error, 'connect', this.timeoutMs).message}`,
+        )
       })
       client = this.client
-      if (client === undefined) throw new IsoagentError('transport', `MCP server ${this.name} is not connected`)
+      if (client === undefined)
+        throw new IsoagentError('transport', `MCP server ${this.name} is not connected`)
     }
     try {
       return await client.callTool({ name: tool, arguments: args }, CallToolResultSchema, {

@@ -36,6 +36,9 @@ export function mcpError(
   const status = (error as { code?: unknown } | null)?.code
   const message = error instanceof Error ? error.message : String(error)
   if (status === 401 || status === 403)
-    return new IsoagentError('permission_denied', `${op}: the server refused the credentials (${status})`)
+    return new IsoagentError(
+      'permission_denied',
+      `${op}: the server refused the credentials (${status})`,
+    )
   return new IsoagentError('transport', `${op}: ${message}`, { cause: error })
 }

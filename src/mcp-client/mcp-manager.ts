@@ -67,7 +67,11 @@ export class McpManager {
    * `unsupported` (stdio outside Node), `transport`/`timeout`/`permission_denied` for a failed
    * connect — then the server stays in `mcpStatus()` with its error and no tools.
    */
-  async add(name: string, config: McpServerConfig, options: McpAddOptions = {}): Promise<{ tools: string[] }> {
+  async add(
+    name: string,
+    config: McpServerConfig,
+    options: McpAddOptions = {},
+  ): Promise<{ tools: string[] }> {
     if (this.closed || this.kernel.closed)
       throw new IsoagentError('invalid_argument', 'the session is closed')
     checkServerName(name)
@@ -82,7 +86,13 @@ export class McpManager {
         `an MCP server named "${existing.name}" is already added (names are compared ignoring case)`,
       )
     if (existing !== undefined) await this.remove(name)
-    const entry: Entry = { name, config: structuredClone(config), connection: undefined, tools: new Map(), skipped: [] }
+    const entry: Entry = {
+      name,
+      config: structuredClone(config),
+      connection: undefined,
+      tools: new Map(),
+      skipped: [],
+    }
     this.entries.set(name, entry)
     if (config.enabled === false) return { tools: [] }
     const connection = new McpConnection(name, entry.config, options.fetch ?? this.defaultFetch, {
@@ -130,7 +140,10 @@ export class McpManager {
     for (const published of entry.tools.keys()) this.tools.remove(published)
     entry.tools.clear()
     entry.skipped = [...list.notes]
-    const names = publishNames(entry.name, list.tools.map((t) => t.name))
+    const names = publishNames(
+      entry.name,
+      list.tools.map((t) => t.name),
+    )
     const prefix = mcpPrefix(entry.name)
     list.tools.forEach((tool, i) => {
       const published = names[i]!
@@ -139,11 +152,18 @@ export class McpManager {
         return
       }
       try {
-        const made = mcpToolEntry(published, tool, entry.connection!, this.kernel.options.artifactStore)
+        const made = mcpToolEntry(
+          published,
+          tool,
+          entry.connection!,
+          this.kernel.options.artifactStore,
+        )
         entry.tools.set(published, made)
         this.tools.add(made.spec)
       } catch (error) {
-        entry.skipped.push(`${tool.name}: its inputSchema does not compile (${String(error instanceof Error ? error.message : error)})`)
+        entry.skipped.push(
+          `${tool.name}: its inputSchema does not compile (${String(error instanceof Error ? error.message : error)})`,
+        )
       }
     })
   }

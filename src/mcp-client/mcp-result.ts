@@ -76,14 +76,20 @@ class Mapper {
   private count(bytes: number): void {
     this.total += bytes
     if (this.total > MCP_RESULT_LIMITS.maxCallBytes)
-      throw new OverLimit('maxCallBytes', `the result is over ${MCP_RESULT_LIMITS.maxCallBytes} bytes`)
+      throw new OverLimit(
+        'maxCallBytes',
+        `the result is over ${MCP_RESULT_LIMITS.maxCallBytes} bytes`,
+      )
   }
 
   private async blob(data: unknown, mimeType: string, source?: string) {
     if (typeof data !== 'string') throw new IsoagentError('transport', 'a blob without base64 data')
     const n = base64Length(data)
     if (n > MCP_RESULT_LIMITS.maxBlobBytes)
-      throw new OverLimit('maxBlobBytes', `a blob of ${n} bytes is over ${MCP_RESULT_LIMITS.maxBlobBytes}`)
+      throw new OverLimit(
+        'maxBlobBytes',
+        `a blob of ${n} bytes is over ${MCP_RESULT_LIMITS.maxBlobBytes}`,
+      )
     this.count(n)
     const bytes = decodeBase64(data)
     const uri = artifactUri(this.target.name, await sha256Hex(bytes))
@@ -123,7 +129,13 @@ class Mapper {
     if (typeof resource.blob === 'string') {
       const stored = await this.blob(resource.blob, mime, uri)
       this.lines.push(`[Resource: ${uri}, ${mime}, ${stored.bytes} bytes, artifact: ${stored.uri}]`)
-      this.descriptors.push({ type: 'resource', uri, mimeType: mime, bytes: stored.bytes, artifact: stored.uri })
+      this.descriptors.push({
+        type: 'resource',
+        uri,
+        mimeType: mime,
+        bytes: stored.bytes,
+        artifact: stored.uri,
+      })
       return
     }
     const text = String(resource.text ?? '')
@@ -143,12 +155,18 @@ function checkSizes(answer: McpCallAnswer, content: Part[]): void {
   if (answer.structuredContent !== undefined) {
     const n = jsonBytes(answer.structuredContent)
     if (n > MCP_RESULT_LIMITS.maxStructuredContentBytes)
-      throw new OverLimit('maxStructuredContentBytes', `structuredContent of ${n} bytes is over ${MCP_RESULT_LIMITS.maxStructuredContentBytes}`)
+      throw new OverLimit(
+        'maxStructuredContentBytes',
+        `structuredContent of ${n} bytes is over ${MCP_RESULT_LIMITS.maxStructuredContentBytes}`,
+      )
   }
   if (answer._meta !== undefined) {
     const n = jsonBytes(answer._meta)
     if (n > MCP_RESULT_LIMITS.maxMetaBytes)
-      throw new OverLimit('maxMetaBytes', `_meta of ${n} bytes is over ${MCP_RESULT_LIMITS.maxMetaBytes}`)
+      throw new OverLimit(
+        'maxMetaBytes',
+        `_meta of ${n} bytes is over ${MCP_RESULT_LIMITS.maxMetaBytes}`,
+      )
   }
 }
 
@@ -195,7 +213,12 @@ export async function mapCallResult(
   }
   if (!isError) return toolSuccess(target.name, output, metadata)
   const message = output === '' ? `${target.tool} reported an error` : output
-  return toolFailure(target.name, message, { type: 'invalid_argument', message: firstLine(message) }, metadata)
+  return toolFailure(
+    target.name,
+    message,
+    { type: 'invalid_argument', message: firstLine(message) },
+    metadata,
+  )
 }
 
 function firstLine(text: string): string {

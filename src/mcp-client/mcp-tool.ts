@@ -28,7 +28,11 @@ export function mcpToolEntry(
   artifacts: ArtifactStore,
 ): McpToolEntry {
   const schema = structuredClone(tool.inputSchema) as JsonSchema
-  const validator = new Validator(schema as ConstructorParameters<typeof Validator>[0], '2020-12', true)
+  const validator = new Validator(
+    schema as ConstructorParameters<typeof Validator>[0],
+    '2020-12',
+    true,
+  )
   const a = tool.annotations ?? {}
   const readOnly = a.readOnlyHint === true && a.destructiveHint !== true
   const description =

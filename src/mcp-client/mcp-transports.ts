@@ -29,7 +29,10 @@ export function stdioTransport(config: McpStdioConfig): Transport {
 }
 
 /** `Authorization` and the configured headers of an HTTP server, with `token` when given. */
-export function httpHeaders(config: McpHttpConfig, token: string | undefined): Record<string, string> {
+export function httpHeaders(
+  config: McpHttpConfig,
+  token: string | undefined,
+): Record<string, string> {
   return { ...config.headers, ...(token !== undefined ? { Authorization: `Bearer ${token}` } : {}) }
 }
 

@@ -61,7 +61,11 @@ describe('isoagent mcp --mcp-config', () => {
       jsonrpc: '2.0',
       id: 1,
       method: 'initialize',
-      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+      params: {
+        protocolVersion: '2025-06-18',
+        capabilities: {},
+        clientInfo: { name: 't', version: '1' },
+      },
     })
     await answer(1)
     send({ jsonrpc: '2.0', method: 'notifications/initialized' })

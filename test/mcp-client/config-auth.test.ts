@@ -60,13 +60,24 @@ describe('.mcp.json', () => {
         },
       }),
     )
-    expect(servers.fs).toEqual({ transport: 'stdio', command: 'npx', args: ['-y', 'server-fs'], env: { A: 'b' } })
-    expect(servers.remote).toEqual({ transport: 'http', url: 'https://example.com/mcp', headers: { 'X-Key': 'k' } })
+    expect(servers.fs).toEqual({
+      transport: 'stdio',
+      command: 'npx',
+      args: ['-y', 'server-fs'],
+      env: { A: 'b' },
+    })
+    expect(servers.remote).toEqual({
+      transport: 'http',
+      url: 'https://example.com/mcp',
+      headers: { 'X-Key': 'k' },
+    })
     expect(servers.legacy).toMatchObject({ transport: 'http' })
   })
 
   it('refuses what it cannot read, typed', () => {
-    expect(() => parseMcpJson('{ nope')).toThrow(expect.objectContaining({ code: 'invalid_argument' }))
+    expect(() => parseMcpJson('{ nope')).toThrow(
+      expect.objectContaining({ code: 'invalid_argument' }),
+    )
     expect(() => parseMcpJson('{"servers":{}}')).toThrow(/mcpServers/)
     expect(() => parseMcpJson('{"mcpServers":{"a__b":{"command":"x"}}}')).toThrow(/__/)
     expect(() => parseMcpJson('{"mcpServers":{"a":{"type":"ws","url":"ws://x"}}}')).toThrow(/type/)
@@ -78,15 +89,25 @@ describe('the gating rule', () => {
   it('asks unless read-only, closed-world, not destructive and no risk key', () => {
     expect(confirmationReason({})).toBeDefined()
     expect(confirmationReason({ annotations: { readOnlyHint: true } })).toBeDefined()
-    expect(confirmationReason({ annotations: { readOnlyHint: true, openWorldHint: false } })).toBeUndefined()
     expect(
-      confirmationReason({ annotations: { readOnlyHint: true, openWorldHint: false, destructiveHint: true } }),
+      confirmationReason({ annotations: { readOnlyHint: true, openWorldHint: false } }),
+    ).toBeUndefined()
+    expect(
+      confirmationReason({
+        annotations: { readOnlyHint: true, openWorldHint: false, destructiveHint: true },
+      }),
     ).toBeDefined()
     const safe = { readOnlyHint: true, openWorldHint: false }
-    expect(confirmationReason({ annotations: { ...safe, 'x-a3s-risk': 'routine' } })).toBeUndefined()
+    expect(
+      confirmationReason({ annotations: { ...safe, 'x-a3s-risk': 'routine' } }),
+    ).toBeUndefined()
     expect(confirmationReason({ annotations: { ...safe, risk: 'write' } })).toBeDefined()
-    expect(confirmationReason({ annotations: safe, _meta: { 'a3s.risk': 'read-only' } })).toBeUndefined()
-    expect(confirmationReason({ annotations: safe, _meta: { 'a3s.risk': 'network' } })).toBeDefined()
+    expect(
+      confirmationReason({ annotations: safe, _meta: { 'a3s.risk': 'read-only' } }),
+    ).toBeUndefined()
+    expect(
+      confirmationReason({ annotations: safe, _meta: { 'a3s.risk': 'network' } }),
+    ).toBeDefined()
   })
 })
 
@@ -139,7 +160,11 @@ describe('runtimes and auth', () => {
     const open = await streamableServer(() => toolServer())
     try {
       await expect(
-        session.addMcpServer('priv', { transport: 'http', url: open.url }, { fetch: safeMcpFetch({}) }),
+        session.addMcpServer(
+          'priv',
+          { transport: 'http', url: open.url },
+          { fetch: safeMcpFetch({}) },
+        ),
       ).rejects.toMatchObject({ code: 'permission_denied' })
       expect(session.mcpStatus().find((s) => s.name === 'priv')?.toolCount).toBe(0)
       const host = new URL(open.url).host
@@ -158,7 +183,13 @@ describe('runtimes and auth', () => {
 
   it('configured credentials never show in results', async () => {
     const s = await Agent.create().session(memoryWorkspace({}), {
-      mcpServers: { k: { transport: 'http', url: locked.url, headers: { Authorization: 'Bearer granted-token-42' } } },
+      mcpServers: {
+        k: {
+          transport: 'http',
+          url: locked.url,
+          headers: { Authorization: 'Bearer granted-token-42' },
+        },
+      },
     })
     try {
       const r = await s.tool('mcp__k__echo', { text: 'token granted-token-42' })

@@ -111,11 +111,21 @@ describe('names', () => {
 
   it('refuses a server name with __, a bad character, or one colliding with another', async () => {
     const cfg = { transport: 'http', url: main.url } as const
-    await expect(session.addMcpServer('a__b', cfg)).rejects.toMatchObject({ code: 'invalid_argument' })
-    await expect(session.addMcpServer('a.b', cfg)).rejects.toMatchObject({ code: 'invalid_argument' })
-    await expect(session.addMcpServer('tail_', cfg)).rejects.toMatchObject({ code: 'invalid_argument' })
-    await expect(session.addMcpServer('DYN', cfg)).rejects.toMatchObject({ code: 'invalid_argument' })
-    await expect(session.addMcpServer('dyn', cfg)).rejects.toMatchObject({ code: 'invalid_argument' })
+    await expect(session.addMcpServer('a__b', cfg)).rejects.toMatchObject({
+      code: 'invalid_argument',
+    })
+    await expect(session.addMcpServer('a.b', cfg)).rejects.toMatchObject({
+      code: 'invalid_argument',
+    })
+    await expect(session.addMcpServer('tail_', cfg)).rejects.toMatchObject({
+      code: 'invalid_argument',
+    })
+    await expect(session.addMcpServer('DYN', cfg)).rejects.toMatchObject({
+      code: 'invalid_argument',
+    })
+    await expect(session.addMcpServer('dyn', cfg)).rejects.toMatchObject({
+      code: 'invalid_argument',
+    })
     expect(() => Agent.create({ mcpServers: { a: cfg, A: cfg } })).toThrow(/collide/)
   })
 

@@ -43,7 +43,10 @@ describe('HTTP API: MCP servers of a session', () => {
     const a = app([new URL(mcp.url).host])
     try {
       const id = await newSession(a)
-      const added = await post(a, id, { name: 'remote', config: { transport: 'http', url: mcp.url } })
+      const added = await post(a, id, {
+        name: 'remote',
+        config: { transport: 'http', url: mcp.url },
+      })
       expect(added.status).toBe(200)
       const body = (await added.json()) as { name: string; tools: string[] }
       expect(body.tools).toContain('mcp__remote__echo')
@@ -61,7 +64,9 @@ describe('HTTP API: MCP servers of a session', () => {
       )
       expect(((await call.json()) as { output: string }).output).toBe('value of api')
       const del = () =>
-        a.fetch(new Request(`http://x/v1/sessions/${id}/mcp/remote`, { method: 'DELETE', headers: auth }))
+        a.fetch(
+          new Request(`http://x/v1/sessions/${id}/mcp/remote`, { method: 'DELETE', headers: auth }),
+        )
       expect((await del()).status).toBe(204)
       expect((await del()).status).toBe(404)
     } finally {
@@ -73,12 +78,18 @@ describe('HTTP API: MCP servers of a session', () => {
     const a = app()
     try {
       const id = await newSession(a)
-      const refused = await post(a, id, { name: 'priv', config: { transport: 'http', url: mcp.url } })
+      const refused = await post(a, id, {
+        name: 'priv',
+        config: { transport: 'http', url: mcp.url },
+      })
       expect(refused.status).toBe(422)
       expect(await refused.json()).toMatchObject({
         error: { code: 'mcp_connect_failed', message: expect.stringMatching(/permission_denied/) },
       })
-      const stdio = await post(a, id, { name: 'local', config: { transport: 'stdio', command: 'sh' } })
+      const stdio = await post(a, id, {
+        name: 'local',
+        config: { transport: 'stdio', command: 'sh' },
+      })
       expect(stdio.status).toBe(400)
       for (const bad of [
         { name: 'a__b', config: { transport: 'http', url: mcp.url } },
@@ -91,7 +102,9 @@ describe('HTTP API: MCP servers of a session', () => {
         expect(res.status, JSON.stringify(bad)).toBe(400)
       }
       const status = await a.fetch(new Request(`http://x/v1/sessions/${id}/mcp`, { headers: auth }))
-      expect(((await status.json()) as { toolCount: number }[]).every((s) => s.toolCount === 0)).toBe(true)
+      expect(
+        ((await status.json()) as { toolCount: number }[]).every((s) => s.toolCount === 0),
+      ).toBe(true)
     } finally {
       await a.close()
     }

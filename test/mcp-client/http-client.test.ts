@@ -31,7 +31,10 @@ describe('MCP client over Streamable HTTP', () => {
     expect(names).toContain('mcp__srv__my_tool_name')
     const echo = session.toolDefinitions().find((d) => d.name === 'mcp__srv__echo')!
     expect(echo.description).toBe('Echo the text back')
-    expect(echo.parameters).toMatchObject({ type: 'object', properties: { text: { type: 'string' } } })
+    expect(echo.parameters).toMatchObject({
+      type: 'object',
+      properties: { text: { type: 'string' } },
+    })
     expect(session.mcpStatus()).toEqual([
       expect.objectContaining({ name: 'srv', connected: true, enabled: true, transport: 'http' }),
     ])
@@ -53,7 +56,9 @@ describe('MCP client over Streamable HTTP', () => {
   it('stores an image as an artifact with the exact line', async () => {
     const r = await session.tool('mcp__srv__image', {})
     expect(r.exitCode).toBe(0)
-    const m = /\[Image: image\/png, (\d+) bytes, artifact: (a3s:\/\/tool-output\/[^\]]+)\]/.exec(r.output)
+    const m = /\[Image: image\/png, (\d+) bytes, artifact: (a3s:\/\/tool-output\/[^\]]+)\]/.exec(
+      r.output,
+    )
     expect(r.output.startsWith('a pixel\n')).toBe(true)
     expect(Number(m![1])).toBe(PNG.length)
     const bytes = await session.getArtifact(m![2]!)

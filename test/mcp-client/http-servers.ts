@@ -53,7 +53,13 @@ export async function streamableServer(
     let transport = typeof id === 'string' ? sessions.get(id) : undefined
     if (transport === undefined) {
       if (typeof id === 'string' || req.method !== 'POST') {
-        res.writeHead(404).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null }))
+        res.writeHead(404).end(
+          JSON.stringify({
+            jsonrpc: '2.0',
+            error: { code: -32001, message: 'Session not found' },
+            id: null,
+          }),
+        )
         return
       }
       const map = sessions

@@ -164,7 +164,9 @@ describe('stdio lifecycle and failures', () => {
     expect(groupMembers(pid)).toEqual(expect.arrayContaining([pid, child]))
     await s.close()
     expect(groupMembers(pid)).toEqual([])
-    expect(existsSync(`/proc/${child}`) && !readFileSync(`/proc/${child}/stat`, 'utf8').includes(') Z')).toBe(false)
+    expect(
+      existsSync(`/proc/${child}`) && !readFileSync(`/proc/${child}/stat`, 'utf8').includes(') Z'),
+    ).toBe(false)
   })
 
   it('a server dying mid-call gives transport; the session keeps working', async () => {
