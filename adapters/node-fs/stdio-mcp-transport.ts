@@ -90,10 +90,8 @@ export class NodeStdioMcpTransport implements Transport {
   }
 
   private line(line: string): void {
-    if (!line.trimStart().startsWith('{')) {
-      if (line.trim() !== '') this.onerror?.(new Error(`ignored a non-JSON line on stdout`))
-      return
-    }
+    // A server's log output on stdout: not a message, not an error either.
+    if (!line.trimStart().startsWith('{')) return
     let message: JSONRPCMessage
     try {
       message = JSONRPCMessageSchema.parse(JSON.parse(line))

@@ -199,7 +199,8 @@ export class McpConnection {
   async call(tool: string, args: Record<string, unknown>, signal: AbortSignal) {
     let client = this.client
     if (client === undefined) {
-      if (this.closed) throw new IsoagentError('transport', `MCP server ${this.name} was removed`)
+      if (this.closed || this.config.transport !== 'http')
+        throw new IsoagentError('transport', `MCP server ${this.name} is not connected`)
       await this.connect().catch((error: unknown) => {
         throw new IsoagentError(
           'transport',
@@ -225,18 +226,26 @@ export class McpConnection {
     }
   }
 
-  /** The connection of `client` is gone: forget it and, for HTTP, reconnect with backoff. */
+  /**
+   * The connection of `client` is gone. HTTP: its tools stay offered (a call meanwhile tries to
+   * connect once, else fails `transport`) and it reconnects with backoff. stdio: the server has
+   * exited, so its tools leave the session.
+   */
   private dropped(client: Client, why: string): void {
     if (this.client !== client) return
     this.client = undefined
     client.onclose = undefined
     void client.close().catch(() => undefined)
     if (this.closed) return
+    if (this.config.transport === 'http') {
+      this.lastError ??= `${this.name}: ${why}`
+      this.events.onState()
+      this.scheduleReconnect()
+      return
+    }
     this.lastError ??= `${this.name}: ${why}`
-    if (this.config.transport !== 'http') this.lastError = `${this.name}: ${why}`
     this.events.onTools({ tools: [], notes: [] })
     this.events.onState()
-    if (this.config.transport === 'http') this.scheduleReconnect()
   }
 
   private scheduleReconnect(): void {

@@ -77,6 +77,8 @@ describe('a changing tool set', () => {
     const failed = await session.tool('mcp__dyn__echo', { text: 'x' })
     expect(failed.exitCode).toBe(1)
     expect(failed.errorKind?.type).toBe('transport')
+    // Its tools stay offered while it reconnects.
+    expect(session.toolNames()).toContain('mcp__dyn__echo')
     await expect
       .poll(() => session.mcpStatus().find((s) => s.name === 'dyn')?.connected, { timeout: 10_000 })
       .toBe(true)

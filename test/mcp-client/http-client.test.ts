@@ -104,7 +104,7 @@ describe('MCP client over Streamable HTTP', () => {
 
   it('a call past toolTimeoutMs is `timeout` and the server sees notifications/cancelled', async () => {
     const s = await Agent.create().session(memoryWorkspace({}), {
-      mcpServers: { slowsrv: { transport: 'http', url: http.url, toolTimeoutMs: 1500 } },
+      mcpServers: { slowsrv: { transport: 'http', url: http.url, toolTimeoutMs: 4000 } },
     })
     try {
       expect(s.mcpStatus()[0]).toMatchObject({ connected: true })

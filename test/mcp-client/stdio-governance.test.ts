@@ -59,6 +59,7 @@ describe('MCP client over stdio, through a local workspace', () => {
     expect(session.mcpStatus()).toEqual([
       expect.objectContaining({ name: 'fx', connected: true, transport: 'stdio' }),
     ])
+    expect(session.mcpStatus()[0]!.error).toBeUndefined()
     const r = await session.tool('mcp__fx__echo', { text: 'over stdio' })
     expect(r.output).toBe('echo: over stdio')
   })
@@ -179,11 +180,23 @@ describe('stdio lifecycle and failures', () => {
       expect(r.errorKind?.type).toBe('transport')
       const status = s.mcpStatus().find((x) => x.name === 'dies')!
       expect(status.connected).toBe(false)
-      expect(status.error).toMatch(/exited|closed/)
+      expect(status.error).toMatch(/exited/)
       expect((await s.tool('mcp__other__echo', { text: 'alive' })).output).toBe('echo: alive')
       expect((await s.tool('write', { file_path: 'f.txt', content: 'y' })).exitCode).toBe(0)
       const again = await s.tool('mcp__dies__echo', { text: 'x' })
       expect(again.exitCode).toBe(1)
+    } finally {
+      await s.close()
+    }
+  })
+
+  it('a command that does not exist is a typed connect failure', async () => {
+    const s = await Agent.create().session(memoryWorkspace({}))
+    try {
+      await expect(
+        s.addMcpServer('nope', { transport: 'stdio', command: '/nonexistent/mcp-server' }),
+      ).rejects.toMatchObject({ code: 'transport', message: expect.stringMatching(/ENOENT/) })
+      expect(s.mcpStatus()[0]).toMatchObject({ connected: false, toolCount: 0 })
     } finally {
       await s.close()
     }
@@ -206,10 +219,11 @@ describe('stdio lifecycle and failures', () => {
   it('a stdio timeout sends notifications/cancelled to the server', async () => {
     const log = join(dir, 'cancel.log')
     const s = await Agent.create().session(memoryWorkspace({}), {
-      mcpServers: { sl: { ...stdio('tools', log), toolTimeoutMs: 3000 } },
+      mcpServers: { sl: { ...stdio('tools', log), toolTimeoutMs: 8000 } },
     })
     try {
-      const r = await s.tool('mcp__sl__slow', { ms: 20_000 })
+      expect(s.mcpStatus()[0]).toMatchObject({ connected: true })
+      const r = await s.tool('mcp__sl__slow', { ms: 60_000 })
       expect(r.errorKind?.type).toBe('timeout')
       await expect.poll(() => readFileSync(log, 'utf8')).toMatch(/cancelled \d+/)
     } finally {
