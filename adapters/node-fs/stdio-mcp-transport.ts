@@ -111,8 +111,10 @@ export class NodeStdioMcpTransport implements Transport {
   send(message: JSONRPCMessage): Promise<void> {
     const stdin = this.child?.stdin
     if (stdin === undefined || this.closing) return Promise.reject(new Error('not connected'))
-    return new Promise((resolve, reject) => {
-      stdin.write(JSON.stringify(message) + '\n', (error) => (error ? reject(error) : resolve()))
+    // Resolved once buffered (as the SDK's own stdio transport does); write errors reach onerror.
+    return new Promise((resolve) => {
+      if (stdin.write(JSON.stringify(message) + '\n')) resolve()
+      else stdin.once('drain', () => resolve())
     })
   }
 

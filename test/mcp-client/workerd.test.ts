@@ -53,7 +53,7 @@ beforeAll(async () => {
     cf: false,
     telemetry: { enabled: false },
     // Miniflare's Request is its own undici's: re-made for Node's fetch, the answer streamed back.
-    outboundService: async (request) => {
+    outboundService: async (request: Request) => {
       const body = ['GET', 'HEAD'].includes(request.method)
         ? undefined
         : await request.arrayBuffer()
