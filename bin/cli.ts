@@ -19,7 +19,7 @@ Usage:
       Exit code: 0 when every required check passed, 1 when one did not.
   isoagent serve [--workspace DIR | s3://bucket/prefix | memory] [--port 8787] [--host H] [--token T]
       Serve the HTTP API (see isoagent serve --help).
-  isoagent mcp [--workspace DIR]
+  isoagent mcp [--workspace DIR] [--mcp-config FILE]
       Serve DIR's tools to an MCP client over stdio (for desktop MCP clients).
 
 Options:

@@ -3,10 +3,13 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { Agent, type Session } from '../adapters/index.ts'
 import { localWorkspace } from '../adapters/node-fs/index.ts'
 import { createMcpServer } from '../edge/mcp.ts'
+import { readMcpConfig } from './mcp-config.ts'
 
-const USAGE = `Usage: isoagent mcp [--workspace DIR]
+const USAGE = `Usage: isoagent mcp [--workspace DIR] [--mcp-config FILE]
   Serve the tools of a session over DIR (default: current directory) to an MCP client over
-  stdio (JSON-RPC on stdin/stdout; logs on stderr). Ends when stdin closes.`
+  stdio (JSON-RPC on stdin/stdout; logs on stderr). Ends when stdin closes.
+  --mcp-config FILE: MCP servers whose tools the session offers too (mcp__<name>__<tool>),
+  in the .mcp.json format; default ./.mcp.json when present.`
 
 /**
  * `isoagent mcp`: an MCP server over stdio for desktop MCP clients. Resolves with the exit code
@@ -24,6 +27,7 @@ export async function mcpMain(
       args: argv,
       options: {
         workspace: { type: 'string', short: 'w', default: '.' },
+        'mcp-config': { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
     }))
@@ -37,7 +41,11 @@ export async function mcpMain(
   }
   let session: Session
   try {
-    session = await Agent.create().session(localWorkspace(values.workspace))
+    const mcpServers = readMcpConfig(values['mcp-config'])
+    session = await Agent.create().session(
+      localWorkspace(values.workspace),
+      mcpServers ? { mcpServers } : {},
+    )
   } catch (error) {
     err.write(`isoagent mcp: ${(error as Error).message}\n`)
     return 2

@@ -7,6 +7,7 @@ import { Agent, type PermissionRules, type WorkspaceServices } from '../adapters
 import { memoryWorkspace } from '../adapters/memory/index.ts'
 import { MODEL_OPTIONS, MODEL_USAGE, modelFromFlags } from './model-flags.ts'
 import { localWorkspace } from '../adapters/node-fs/index.ts'
+import { readMcpConfig } from './mcp-config.ts'
 
 const USAGE = `isoagent serve — the HTTP API over a workspace
 
@@ -14,6 +15,7 @@ Usage:
   isoagent serve [--workspace DIR | s3://bucket/prefix | memory] [--port 8787]
                  [--host 127.0.0.1] [--token T] [--allow|--ask|--deny RULE]...
                  [--model-provider openai|anthropic [--model-base-url U] [--model M]]
+                 [--mcp-config FILE]
 
 Options:
   -w, --workspace W   a directory (default: current directory), s3://bucket/prefix (AWS
@@ -27,6 +29,9 @@ Options:
                       rule makes a call wait until it is approved (the web demo's dialog,
                       or POST /v1/sessions/:id/confirmations/:callId)
 ${MODEL_USAGE}
+      --mcp-config F  MCP servers every session connects, as .mcp.json ({ "mcpServers":
+                      { name: { command, args, env } | { type: "http", url, headers } } });
+                      default ./.mcp.json when present. Their tools: mcp__<name>__<tool>
   -h, --help          this text
 
 GET / serves the web demo (no token needed for its files; it asks the API with the token
@@ -97,6 +102,7 @@ export async function serveCommand(
         ask: { type: 'string', multiple: true },
         deny: { type: 'string', multiple: true },
         ...MODEL_OPTIONS,
+        'mcp-config': { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
     }))
@@ -125,7 +131,17 @@ export async function serveCommand(
     ...(values.ask ? { ask: values.ask } : {}),
     ...(values.deny ? { deny: values.deny } : {}),
   }
-  const session = Object.keys(permissions).length > 0 ? { permissions } : {}
+  let mcpServers
+  try {
+    mcpServers = readMcpConfig(values['mcp-config'])
+  } catch (error) {
+    err.write(`isoagent serve: ${(error as Error).message}\n`)
+    return 2
+  }
+  const session = {
+    ...(Object.keys(permissions).length > 0 ? { permissions } : {}),
+    ...(mcpServers ? { mcpServers } : {}),
+  }
 
   const choice = modelFromFlags(values, process.env)
   if (choice.kind === 'error') {
@@ -182,6 +198,7 @@ export async function serveCommand(
       `  tools:  ${tools.join(', ')}`,
       ...(Object.keys(permissions).length > 0 ? [`  rules:  ${JSON.stringify(permissions)}`] : []),
       `  model:  ${choice.kind === 'model' ? choice.describe : 'none (the chat needs --model-provider; see --help)'}`,
+      ...(mcpServers ? [`  mcp:    ${Object.keys(mcpServers).join(', ')}`] : []),
       `  open:   ${url}/?token=${encodeURIComponent(token)}`,
       `  health: curl -s ${url}/v1/health`,
       `  try:    S=$(curl -s -X POST -H ${auth} ${url}/v1/sessions | ${id}) && curl -s -X POST -H ${auth} -d '{"args":{"path":"."}}' ${url}/v1/sessions/$S/tools/ls`,

@@ -18,6 +18,7 @@ export type ApiErrorCode =
   | 'model_not_configured'
   | 'turn_in_progress'
   | 'task_not_found'
+  | 'mcp_connect_failed'
   | 'internal_error'
 
 /** The body of every error response: `{ "error": { "code", "message" } }`. */

@@ -180,3 +180,4 @@ export type {
   SkillSource,
 } from './skills/skill.ts'
 export type { SkillEvent } from './kernel/events.ts'
+export * from './mcp-client/index.ts'

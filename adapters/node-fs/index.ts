@@ -9,11 +9,13 @@ export { nodeQuickJs } from './node-quickjs.ts'
 export { createNodeProgramRunner, nodeProgramRunner } from './node-program-runner.ts'
 export type { NodeProgramRunner, NodeProgramRunnerOptions } from './node-program-runner.ts'
 export { nodeHttpTransport, pinnedLookup, systemResolver } from './node-http-transport.ts'
+export { NodeStdioMcpTransport, nodeStdioMcpLauncher } from './stdio-mcp-transport.ts'
 
 import { registerWorkspaceKind } from '../../src/index.ts'
 import { localWorkspace as local } from './local-workspace.ts'
 // The Node runtime wiring: download, web_fetch, web_search resolve DNS here, check and pin every
-// answer (address_check "resolved"); program guests run in killable worker threads. Every Node
+// answer (address_check "resolved"); program guests run in killable worker threads; MCP servers
+// over stdio run in their own process groups. Every Node
 // entry of the package imports it too.
 import './node-runtime.ts'
 

@@ -2,7 +2,8 @@
 // package's `"node"` export condition): what a session uses when its options name nothing is
 // decided by the runtime, never by which other entry happened to be imported (DESIGN, "Runtime
 // wiring").
-import { setDefaultHttpTransport } from '../../src/index.ts'
+import { setDefaultHttpTransport, setMcpStdioLauncher } from '../../src/index.ts'
+import { nodeStdioMcpLauncher } from './stdio-mcp-transport.ts'
 import { nodeHttpTransport } from './node-http-transport.ts'
 
 // web_fetch, download, web_search: names resolved here, every answer checked and the connection
@@ -12,3 +13,6 @@ setDefaultHttpTransport(nodeHttpTransport)
 // program: QuickJS compiled once per process; guests in worker threads terminated at their
 // deadline.
 import './program-wiring.ts'
+
+// MCP servers over stdio: children in their own process groups, killed with the session.
+setMcpStdioLauncher(nodeStdioMcpLauncher)

@@ -1,5 +1,6 @@
 import { IsoagentError } from '../errors.ts'
 import type { Kernel } from '../kernel/kernel.ts'
+import type { ToolSpec } from '../kernel/tool-spec.ts'
 import type { LanguageModel, ModelMessage, ModelTool } from '../llm/language-model.ts'
 import type { AgentEvent, AgentRunResult } from './agent-events.ts'
 import { checkMaxSteps, runAgentLoop } from './agent-loop.ts'
@@ -47,6 +48,7 @@ export class Conversation {
   readonly messages: ModelMessage[]
   private running: { controller: AbortController; done: Promise<unknown> } | undefined
   private tools: ModelTool[] | undefined
+  private listed: readonly ToolSpec<Record<string, unknown>>[] | undefined
 
   constructor(
     private readonly kernel: Kernel,
@@ -124,12 +126,21 @@ export class Conversation {
     const messages = this.messages
     messages.push({ role: 'user', content: prompt })
     const kernel = this.kernel
-    // Tools come and go (skills, MCP servers): the definitions are built per turn.
-    this.tools = kernel.list().map((t) => ({
-      name: t.name,
-      description: t.description,
-      parameters: structuredClone(t.parameters),
-    }))
+    // The tool set changes only when MCP servers come, go or re-list: rebuilt only then.
+    const listed = kernel.list()
+    if (
+      this.tools === undefined ||
+      this.listed === undefined ||
+      listed.length !== this.listed.length ||
+      listed.some((t, i) => t !== this.listed![i])
+    ) {
+      this.listed = listed
+      this.tools = listed.map((t) => ({
+        name: t.name,
+        description: t.description,
+        parameters: structuredClone(t.parameters),
+      }))
+    }
     const system = typeof this.system === 'function' ? this.system() : this.system
     const done = runAgentLoop({
       model: this.model!,

@@ -2,7 +2,10 @@ import picomatch from 'picomatch'
 import { IsoagentError } from '../errors.ts'
 import { WorkspacePath } from '../workspace/workspace-path.ts'
 
-/** Permission rules: each `tool`, `tool(glob)` or `*`. deny wins over ask, ask over allow. */
+/**
+ * Permission rules: each `tool`, `tool(glob)` or `*`; a tool name ending in `*` names every tool
+ * it starts (`mcp__github__*`). deny wins over ask, ask over allow.
+ */
 export interface PermissionRules {
   allow?: string[]
   ask?: string[]
@@ -26,7 +29,7 @@ interface CompiledRule {
   match?: (value: string, isPath: boolean) => boolean
 }
 
-const RULE = /^(\*|[A-Za-z_][A-Za-z0-9_-]*)(?:\((.+)\))?$/s
+const RULE = /^(\*|[A-Za-z_][A-Za-z0-9_-]*\*?)(?:\((.+)\))?$/s
 const PATH_ARGS = ['file_path', 'path'] as const
 const TEXT_ARGS = ['command', 'url'] as const
 
@@ -94,6 +97,12 @@ export function primaryValues(args: unknown): { value: string; isPath: boolean }
   return values
 }
 
+/** Whether a rule's tool part (`*`, a name, or a name prefix ending in `*`) names `tool`. */
+function namesTool(ruleTool: string, tool: string): boolean {
+  if (ruleTool.endsWith('*')) return tool.startsWith(ruleTool.slice(0, -1))
+  return ruleTool === tool
+}
+
 const STRICTNESS: Record<PermissionDecision, number> = { allow: 0, ask: 1, deny: 2 }
 
 /** Compiled permission rules. Construction refuses rules that do not parse. */
@@ -151,7 +160,7 @@ export class PermissionPolicy {
   ): PermissionVerdict {
     for (const decision of ['deny', 'ask', 'allow'] as const) {
       for (const rule of this.rules[decision]) {
-        if (rule.tool !== '*' && rule.tool !== tool) continue
+        if (!namesTool(rule.tool, tool)) continue
         if (rule.match === undefined || (value && rule.match(value.value, value.isPath))) {
           return { decision, rule: rule.source }
         }

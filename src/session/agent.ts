@@ -16,6 +16,8 @@ import { checkOptions, type ResumeOptions, type SessionOptions } from './session
 import { sessionTools } from './session-tools.ts'
 import { parseSnapshot, type SessionSnapshot } from './snapshot.ts'
 import { workspaceResolver } from './workspace-resolvers.ts'
+import { checkMcpServers, type McpServerConfig } from '../mcp-client/mcp-config.ts'
+import { McpManager } from '../mcp-client/mcp-manager.ts'
 
 /** Options of {@link Agent.create}. */
 export interface AgentOptions {
@@ -23,6 +25,8 @@ export interface AgentOptions {
   model?: LanguageModel
   /** System prompt of every session's conversation. */
   system?: string
+  /** MCP servers every session connects (a session's own `mcpServers` replace same names). */
+  mcpServers?: Record<string, McpServerConfig>
 }
 
 export type { ResumeOptions, SessionOptions } from './session-options.ts'
@@ -49,6 +53,7 @@ export class Agent {
       throw new IsoagentError('invalid_argument', 'model must be a LanguageModel')
     if (options?.system !== undefined && typeof options.system !== 'string')
       throw new IsoagentError('invalid_argument', 'system must be a string')
+    checkMcpServers(options?.mcpServers)
     return new Agent(options ?? {})
   }
 
@@ -137,8 +142,10 @@ export class Agent {
     // API keys of web_search engines never show, whatever an engine echoes back, nor as they
     // stand in a URL (a result linking to the engine's own request, a browser's error).
     const keys = Object.values(options.webSearch?.apiKeys ?? {}).filter((k) => k.length >= 4)
+    const servers = { ...this.options.mcpServers, ...options.mcpServers }
     const secrets = [
       ...(options.redactSecrets ?? []),
+      ...mcpSecrets(servers),
       ...keys,
       ...keys.map((k) => encodeURIComponent(k)).filter((k) => !keys.includes(k)),
     ]
@@ -160,6 +167,9 @@ export class Agent {
         : {}),
     })
     listed = () => kernel.list()
+    const mcp = new McpManager(kernel, (url, init) => fetch(url, init))
+    // A server that fails to connect does not fail the session: mcpStatus() shows its error.
+    await Promise.allSettled(Object.entries(servers).map(([name, c]) => mcp.add(name, c)))
     const skills = await this.loadSkills(workspace, options)
     let system: string | undefined | (() => string | undefined) = this.options.system
     if (skills !== undefined) {
@@ -171,6 +181,7 @@ export class Agent {
       conversation,
       background,
       hasModel: model !== undefined,
+      mcp,
       ...(skills !== undefined ? { skills: skills.registry } : {}),
     })
   }
@@ -189,4 +200,19 @@ export class Agent {
       throw new IsoagentError('invalid_argument', `skills.persona: no persona skill named ${name}`)
     return { registry, persona: { body: (await entry.loadBody()).body } }
   }
+}
+
+/** Credentials in MCP server configs (headers, tokens, client secrets): never shown. */
+function mcpSecrets(servers: Record<string, McpServerConfig>): string[] {
+  const out: string[] = []
+  for (const config of Object.values(servers)) {
+    if (config.transport !== 'http') continue
+    for (const [header, value] of Object.entries(config.headers ?? {}))
+      if (/auth|token|key|secret|cookie|session/i.test(header))
+        out.push(value, value.replace(/^(Bearer|Basic|Token)\s+/i, ''))
+    const oauth = config.oauth
+    if (oauth !== undefined && 'accessToken' in oauth) out.push(oauth.accessToken)
+    else if (oauth?.clientSecret !== undefined) out.push(oauth.clientSecret)
+  }
+  return out.filter((s) => s.length >= 8)
 }

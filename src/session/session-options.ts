@@ -12,6 +12,7 @@ import type { WebSearchOptions } from '../tools/web-search/web-search.ts'
 import type { WorkspaceServices } from '../workspace/workspace-services.ts'
 import type { CustomTool } from './custom-tool.ts'
 import type { SkillsOptions } from '../skills/skill.ts'
+import { checkMcpServers, type McpServerConfig } from '../mcp-client/mcp-config.ts'
 
 /** Options of {@link Agent.session}. */
 export interface SessionOptions {
@@ -62,6 +63,12 @@ export interface SessionOptions {
    * discoverable skill exists.
    */
   skills?: SkillsOptions | false
+  /**
+   * MCP servers whose tools this session offers as `mcp__<server>__<tool>` (over the Agent's
+   * `mcpServers`, a server of the same name replaced). Their URLs are trusted: they come from
+   * the host's code.
+   */
+  mcpServers?: Record<string, McpServerConfig>
 }
 
 /** Options of {@link Agent.resumeSession}. */
@@ -87,6 +94,7 @@ const OPTION_KEYS = new Set<string>([
   'webSearch',
   'net',
   'skills',
+  'mcpServers',
   'workspace',
 ])
 
@@ -139,6 +147,7 @@ export function checkOptions(options: SessionOptions): void {
     )
   }
   checkWebSearch(options.webSearch)
+  checkMcpServers(options.mcpServers)
 }
 
 function checkWebSearch(ws: WebSearchOptions | undefined): void {

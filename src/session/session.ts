@@ -16,6 +16,8 @@ import type { BackgroundTaskInfo, BackgroundTasks } from '../agent/background-ta
 import type { Conversation, TurnOptions } from '../agent/conversation.ts'
 import type { TaskAgent } from '../tools/task/profiles.ts'
 import { toolFailure } from '../tool-result.ts'
+import type { McpServerConfig } from '../mcp-client/mcp-config.ts'
+import type { McpAddOptions, McpManager, McpServerStatus } from '../mcp-client/mcp-manager.ts'
 import {
   checkVerifyInput,
   throwIfBashFailed,
@@ -103,6 +105,8 @@ export interface SessionAgentParts {
   hasModel: boolean
   /** The session's skills (absent when the session turned skills off). */
   skills?: SkillRegistry
+  /** The session's MCP servers. */
+  mcp?: McpManager
 }
 
 /** Throw for a failed result: the code follows its `errorKind` (see {@link errorCodeOf}). */
@@ -464,11 +468,43 @@ export class Session {
     )
   }
 
+  /**
+   * Add MCP server `name`: connect it and offer its tools as `mcp__<name>__<tool>`. Resolves to
+   * the tool names. Throws `IsoagentError`: `invalid_argument` (bad name or config, a name in
+   * use), `unsupported` (stdio outside Node.js), `transport`, `timeout` or `permission_denied`
+   * for a failed connect (the server then shows in {@link Session.mcpStatus} with its error).
+   * `options.fetch` carries HTTP requests (default: the runtime's `fetch`, the URL trusted).
+   */
+  async addMcpServer(
+    name: string,
+    config: McpServerConfig,
+    options: McpAddOptions = {},
+  ): Promise<{ tools: string[] }> {
+    return this.mcp().add(name, config, options)
+  }
+
+  /** Remove MCP server `name` (its tools leave, its connection closes); false when unknown. */
+  removeMcpServer(name: string): Promise<boolean> {
+    return this.mcp().remove(name)
+  }
+
+  /** The session's MCP servers: connected or not, enabled, tool count, last error. */
+  mcpStatus(): McpServerStatus[] {
+    return this.agent.mcp?.status() ?? []
+  }
+
+  private mcp(): McpManager {
+    const mcp = this.agent.mcp
+    if (mcp === undefined) throw new IsoagentError('unsupported', 'this session has no MCP client')
+    return mcp
+  }
+
   /** Refuse new calls, abort running ones and pending confirmations, end event streams. */
   async close(): Promise<void> {
     if (this.kernel.closed) return
     await Promise.all([this.agent.conversation.close(), this.agent.background.close()])
     this.kernel.close()
+    await this.agent.mcp?.close()
     await Promise.allSettled(this.kernel.list().map((tool) => tool.close?.()))
     await this.workspace.close?.()
   }

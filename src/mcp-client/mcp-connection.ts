@@ -1,0 +1,290 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
+import {
+  CallToolResultSchema,
+  ToolListChangedNotificationSchema,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js'
+import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/cfworker'
+import { IsoagentError } from '../errors.ts'
+import { MCP_DEFAULT_TIMEOUT_MS, type McpServerConfig } from './mcp-config.ts'
+import { mcpError } from './mcp-errors.ts'
+import { MCP_MAX_TOOLS_PER_SERVER } from './mcp-tool-names.ts'
+import { accessToken, httpHeaders, stdioTransport, type McpFetch } from './mcp-transports.ts'
+
+/** Most `tools/list` pages followed (a server looping on its cursor stops here). */
+export const MCP_MAX_LIST_PAGES = 64
+/** Delays between reconnect attempts after a dropped HTTP connection (the last one repeats). */
+export const MCP_RECONNECT_DELAYS_MS = [250, 500, 1000, 2000, 4000, 8000, 15_000, 30_000]
+
+/** A listed tool set, and what was left out of it. */
+export interface McpToolList {
+  tools: Tool[]
+  /** Why some tools are not offered (over the per-server limit, a looping cursor). */
+  notes: string[]
+}
+
+/** What a connection tells its owner. */
+export interface McpConnectionEvents {
+  /** A new tool list (after connect, `list_changed` or a reconnect). */
+  onTools(list: McpToolList): void
+  /** The connection state changed (status readers look again). */
+  onState(): void
+}
+
+const CLIENT_INFO = { name: 'isoagent', version: '1' }
+
+/**
+ * One MCP server of a session: an SDK `Client` over stdio or HTTP (Streamable HTTP first, the
+ * legacy HTTP+SSE transport when the server does not speak it). Follows `tools/list` pages,
+ * re-lists on `notifications/tools/list_changed`, and after a dropped HTTP connection
+ * reconnects with backoff ({@link MCP_RECONNECT_DELAYS_MS}).
+ */
+export class McpConnection {
+  readonly name: string
+  readonly config: McpServerConfig
+  readonly timeoutMs: number
+  private client: Client | undefined
+  private connecting: Promise<void> | undefined
+  private closed = false
+  private retryTimer: ReturnType<typeof setTimeout> | undefined
+  private attempts = 0
+  /** The last failure (connect, list, a dropped transport); cleared by a good connect. */
+  lastError: string | undefined
+  /** Which HTTP transport answered (`streamable-http` or `sse`), or `stdio`. */
+  via: 'stdio' | 'streamable-http' | 'sse' | undefined
+
+  constructor(
+    name: string,
+    config: McpServerConfig,
+    private readonly fetchFn: McpFetch,
+    private readonly events: McpConnectionEvents,
+  ) {
+    this.name = name
+    this.config = config
+    this.timeoutMs = config.toolTimeoutMs ?? MCP_DEFAULT_TIMEOUT_MS
+  }
+
+  get connected(): boolean {
+    return this.client !== undefined
+  }
+
+  /** Connect and list the tools. Throws a typed `IsoagentError` (nothing is kept on failure). */
+  connect(): Promise<void> {
+    if (this.closed) return Promise.reject(new IsoagentError('cancelled', 'the server was removed'))
+    this.connecting ??= this.open().finally(() => (this.connecting = undefined))
+    return this.connecting
+  }
+
+  private async open(): Promise<void> {
+    const signal = AbortSignal.timeout(this.timeoutMs)
+    try {
+      const client = await this.handshake(signal)
+      if (this.closed) {
+        await client.close().catch(() => undefined)
+        throw new IsoagentError('cancelled', 'the server was removed')
+      }
+      const list = await this.listTools(client)
+      this.client = client
+      this.attempts = 0
+      this.lastError = undefined
+      this.events.onTools(list)
+      this.events.onState()
+    } catch (error) {
+      const typed = mcpError(error, `${this.name}: connect`, this.timeoutMs)
+      this.lastError = typed.message
+      this.events.onState()
+      throw typed
+    }
+  }
+
+  private async handshake(signal: AbortSignal): Promise<Client> {
+    const config = this.config
+    if (config.transport === 'stdio') {
+      this.via = 'stdio'
+      return this.start(stdioTransport(config), signal)
+    }
+    const token = await accessToken(config.oauth, this.fetchFn, signal)
+    const url = new URL(config.url)
+    const init = { headers: httpHeaders(config, token) }
+    try {
+      const client = await this.start(
+        new StreamableHTTPClientTransport(url, { requestInit: init, fetch: this.fetchFn }),
+        signal,
+      )
+      this.via = 'streamable-http'
+      return client
+    } catch (error) {
+      if (signal.aborted || !legacyCandidate(error)) throw error
+    }
+    const client = await this.start(
+      new SSEClientTransport(url, {
+        requestInit: init,
+        fetch: this.fetchFn,
+        eventSourceInit: { fetch: sseFetch(this.fetchFn, init.headers) },
+      }),
+      signal,
+    )
+    this.via = 'sse'
+    return client
+  }
+
+  private async start(transport: Transport, signal: AbortSignal): Promise<Client> {
+    const client = new Client(CLIENT_INFO, {
+      capabilities: {},
+      jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
+    })
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      if (this.client === client) void this.relist(client)
+    })
+    client.onclose = () => this.dropped(client, 'the connection closed')
+    client.onerror = (error) => {
+      this.lastError = `${this.name}: ${error.message}`
+    }
+    try {
+      await client.connect(transport, { signal, timeout: this.timeoutMs })
+    } catch (error) {
+      client.onclose = undefined
+      await client.close().catch(() => undefined)
+      throw error
+    }
+    return client
+  }
+
+  /** Every page of `tools/list`, at most {@link MCP_MAX_TOOLS_PER_SERVER} tools. */
+  private async listTools(client: Client): Promise<McpToolList> {
+    const tools: Tool[] = []
+    const notes: string[] = []
+    const seen = new Set<string>()
+    let cursor: string | undefined
+    let total = 0
+    for (let page = 0; ; page++) {
+      if (page >= MCP_MAX_LIST_PAGES) {
+        notes.push(`tools/list: stopped after ${MCP_MAX_LIST_PAGES} pages`)
+        break
+      }
+      const answer = await client.listTools(cursor === undefined ? {} : { cursor }, {
+        timeout: this.timeoutMs,
+      })
+      total += answer.tools.length
+      for (const tool of answer.tools) if (tools.length < MCP_MAX_TOOLS_PER_SERVER) tools.push(tool)
+      cursor = answer.nextCursor
+      if (cursor === undefined) break
+      if (seen.has(cursor)) {
+        notes.push('tools/list: the server repeated a cursor; stopped there')
+        break
+      }
+      seen.add(cursor)
+    }
+    if (total > MCP_MAX_TOOLS_PER_SERVER)
+      notes.push(
+        `the server lists ${total} tools; only the first ${MCP_MAX_TOOLS_PER_SERVER} are offered`,
+      )
+    return { tools, notes }
+  }
+
+  private async relist(client: Client): Promise<void> {
+    try {
+      const list = await this.listTools(client)
+      if (this.client === client) this.events.onTools(list)
+    } catch (error) {
+      this.lastError = mcpError(error, `${this.name}: tools/list`, this.timeoutMs).message
+      this.events.onState()
+    }
+  }
+
+  /** Call `tool` with `args`; the SDK sends `notifications/cancelled` when `signal` aborts. */
+  async call(tool: string, args: Record<string, unknown>, signal: AbortSignal) {
+    let client = this.client
+    if (client === undefined) {
+      if (this.closed || this.config.transport !== 'http')
+        throw new IsoagentError('transport', `MCP server ${this.name} is not connected`)
+      await this.connect().catch((error: unknown) => {
+        throw new IsoagentError(
+          'transport',
+          `MCP server ${this.name} is not connected: ${mcpError(error, 'connect', this.timeoutMs).message}`,
+        )
+      })
+      client = this.client
+      if (client === undefined)
+        throw new IsoagentError('transport', `MCP server ${this.name} is not connected`)
+    }
+    try {
+      return await client.callTool({ name: tool, arguments: args }, CallToolResultSchema, {
+        signal,
+        timeout: this.timeoutMs,
+      })
+    } catch (error) {
+      const typed = mcpError(error, `${this.name}/${tool}`, this.timeoutMs, signal)
+      if (typed.code === 'transport' && this.config.transport === 'http') {
+        this.lastError = typed.message
+        this.dropped(client, typed.message)
+      }
+      throw typed
+    }
+  }
+
+  /**
+   * The connection of `client` is gone. HTTP: its tools stay offered (a call meanwhile tries to
+   * connect once, else fails `transport`) and it reconnects with backoff. stdio: the server has
+   * exited, so its tools leave the session.
+   */
+  private dropped(client: Client, why: string): void {
+    if (this.client !== client) return
+    this.client = undefined
+    client.onclose = undefined
+    void client.close().catch(() => undefined)
+    if (this.closed) return
+    if (this.config.transport === 'http') {
+      this.lastError ??= `${this.name}: ${why}`
+      this.events.onState()
+      this.scheduleReconnect()
+      return
+    }
+    this.lastError ??= `${this.name}: ${why}`
+    this.events.onTools({ tools: [], notes: [] })
+    this.events.onState()
+  }
+
+  private scheduleReconnect(): void {
+    if (this.closed || this.retryTimer !== undefined) return
+    const delays = MCP_RECONNECT_DELAYS_MS
+    const delay = delays[Math.min(this.attempts, delays.length - 1)]!
+    this.attempts++
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined
+      if (this.closed || this.client !== undefined) return
+      this.connect().catch(() => this.scheduleReconnect())
+    }, delay)
+  }
+
+  /** Close the connection for good (stdio: the server's process group is killed). */
+  async close(): Promise<void> {
+    this.closed = true
+    clearTimeout(this.retryTimer)
+    await this.connecting?.catch(() => undefined)
+    const client = this.client
+    this.client = undefined
+    if (client !== undefined) {
+      client.onclose = undefined
+      await client.close().catch(() => undefined)
+    }
+  }
+}
+
+/** Whether a failed Streamable HTTP handshake may be a legacy HTTP+SSE server (a 4xx answer). */
+function legacyCandidate(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code
+  return typeof code === 'number' && code >= 400 && code < 500 && code !== 401 && code !== 403
+}
+
+/** The EventSource fetch of the legacy transport: the same fetch, with the configured headers. */
+function sseFetch(fetchFn: McpFetch, headers: Record<string, string>): McpFetch {
+  return (url, init) => {
+    const merged = new Headers(init?.headers)
+    for (const [k, v] of Object.entries(headers)) merged.set(k, v)
+    return fetchFn(url, { ...init, headers: merged })
+  }
+}
