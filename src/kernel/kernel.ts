@@ -135,6 +135,11 @@ export class Kernel {
     this.tools.set(tool.name, tool)
   }
 
+  /** See {@link PermissionPolicy.setDefaultAsk}: tools that ask when no rule decides them. */
+  setDefaultAsk(ask: (tool: string) => string | undefined): void {
+    this.parts.permissions.setDefaultAsk(ask)
+  }
+
   /** Stop offering the tool `name` (calls already running finish); whether it was offered. */
   removeTool(name: string): boolean {
     return this.tools.delete(name)

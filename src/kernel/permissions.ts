@@ -109,6 +109,7 @@ const STRICTNESS: Record<PermissionDecision, number> = { allow: 0, ask: 1, deny:
 export class PermissionPolicy {
   private readonly rules: Record<PermissionDecision, CompiledRule[]>
   private readonly fallback: PermissionDecision
+  private defaultAsk: ((tool: string) => string | undefined) | undefined
 
   constructor(rules: PermissionRules = {}) {
     if (typeof rules !== 'object' || rules === null)
@@ -142,6 +143,24 @@ export class PermissionPolicy {
    * batch does not let the batch's other paths through.
    */
   decide(tool: string, args: unknown): PermissionVerdict {
+    const verdict = this.decideByRules(tool, args)
+    if (verdict.rule !== undefined || verdict.decision !== 'allow' || this.defaultAsk === undefined)
+      return verdict
+    const reason = this.defaultAsk(tool)
+    return reason === undefined ? verdict : { decision: 'ask', rule: reason }
+  }
+
+  /**
+   * Make calls of the tools `ask` names wait for approval when no rule decides them: the default
+   * decision `allow` becomes `ask`, with `ask`'s answer as the reason (a `deny` default or any
+   * rule that matches still wins). For tools whose own description asks for care (MCP tools
+   * without read-only annotations).
+   */
+  setDefaultAsk(ask: (tool: string) => string | undefined): void {
+    this.defaultAsk = ask
+  }
+
+  private decideByRules(tool: string, args: unknown): PermissionVerdict {
     const values = primaryValues(args)
     if (values.length === 0) return this.decideValue(tool, undefined)
     let verdict: PermissionVerdict | undefined
