@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util'
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { Agent, type Session } from '../adapters/index.ts'
 import { localWorkspace } from '../adapters/node-fs/index.ts'
-import { createMcpServer } from '../edge/mcp.ts'
+import { createMcpServer } from '../edge/mcp/index.ts'
 
 const USAGE = `Usage: isoagent mcp [--workspace DIR]
   Serve the tools of a session over DIR (default: current directory) to an MCP client over

@@ -131,7 +131,7 @@ export async function serveCommand(
     return 2
   }
   const [{ createApp }, { VERSION }, { serve, staticDirectory }] = await Promise.all([
-    import('../edge/app.ts'),
+    import('../edge/http/app.ts'),
     import('../edge/version.ts'),
     import('../edge/node.ts'),
   ])

@@ -12,7 +12,7 @@ import {
   type Session,
   type SessionOptions,
 } from '../../adapters/index.ts'
-import { agentMcpSessions, mountMcp, type McpHandler, type McpSessions } from '../../edge/mcp.ts'
+import { agentMcpSessions, mountMcp, type McpHandler, type McpSessions } from '../../edge/mcp/index.ts'
 
 const TOKEN = 'test-token'
 const files = { 'a.txt': 'alpha\nbeta\n' }

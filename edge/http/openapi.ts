@@ -1,4 +1,4 @@
-import type { JsonSchema, ToolDefinition } from '../adapters/index.ts'
+import type { JsonSchema, ToolDefinition } from '../../adapters/index.ts'
 import type { RouteResponse, RouteSpec } from './route-spec.ts'
 import { COMPONENT_SCHEMAS } from './schemas.ts'
 

@@ -1,4 +1,4 @@
-import type { Session } from '../adapters/index.ts'
+import type { Session } from '../../adapters/index.ts'
 import { ApiError } from './api-error.ts'
 import { HostedSession, type EventHistoryLimits } from './hosted-session.ts'
 

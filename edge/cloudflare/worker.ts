@@ -2,10 +2,15 @@
 // Durable Object (`IsoagentSession`), so every request of a session and its event stream reach
 // one object; so does each MCP session of `/mcp`. `wrangler.toml` names this file as `main`.
 import quickJsWasm from '@jitl/quickjs-wasmfile-release-sync/wasm'
-import { Agent, type SessionOptions, type SessionSnapshot } from '../adapters/index.ts'
-import { errorResponse } from './api-error.ts'
-import { createApp, DEFAULT_MAX_BODY_BYTES, type AppOptions, type IsoagentApp } from './app.ts'
-import { presentedToken, tokenChecker } from './auth.ts'
+import { Agent, type SessionOptions, type SessionSnapshot } from '../../adapters/index.ts'
+import { errorResponse } from '../http/api-error.ts'
+import {
+  createApp,
+  DEFAULT_MAX_BODY_BYTES,
+  type AppOptions,
+  type IsoagentApp,
+} from '../http/app.ts'
+import { presentedToken, tokenChecker } from '../http/auth.ts'
 import { objectSessionStore, type ObjectSessionStore } from './object-session-store.ts'
 import {
   agentFromEnv,
@@ -15,18 +20,12 @@ import {
   type DurableObjectStateLike,
   type WorkerEnv,
   type WorkerSettings,
-} from './worker-env.ts'
-import { IsoagentRegistry, leaseMs, registryClient } from './worker-registry.ts'
+} from './env.ts'
+import { IsoagentRegistry, leaseMs, registryClient } from './registry.ts'
 
 export { IsoagentRegistry }
-export type { WorkerEnv, WorkerSettings } from './worker-env.ts'
-export {
-  workerSettings,
-  workspaceFromEnv,
-  modelFromEnv,
-  agentFromEnv,
-  ConfigError,
-} from './worker-env.ts'
+export type { WorkerEnv, WorkerSettings } from './env.ts'
+export { workerSettings, workspaceFromEnv, modelFromEnv, agentFromEnv, ConfigError } from './env.ts'
 
 /** Set by the front Worker on the request that creates a session: the session's id. */
 const NEW_SESSION_HEADER = 'x-isoagent-new-session'

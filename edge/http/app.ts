@@ -7,7 +7,7 @@ import {
   type SessionOptions,
   type ToolDefinition,
   type WorkspaceServices,
-} from '../adapters/index.ts'
+} from '../../adapters/index.ts'
 import { ApiError, errorResponse } from './api-error.ts'
 import { presentedToken, tokenChecker } from './auth.ts'
 import type { EventHistoryLimits, HostedSession } from './hosted-session.ts'
@@ -17,11 +17,11 @@ import {
   createMcpHandler,
   type McpHandler,
   type McpHandlerOptions,
-} from './mcp.ts'
+} from '../mcp/index.ts'
 import { mcpRoutes } from './mcp-routes.ts'
 import { apiRoutes } from './routes.ts'
 import { memorySessionStore, type SessionStore } from './session-store.ts'
-import { VERSION } from './version.ts'
+import { VERSION } from '../version.ts'
 
 /** Default largest request body: 8 MiB; a larger one is refused with 413. */
 export const DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024

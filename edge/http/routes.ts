@@ -1,5 +1,5 @@
 import type { Context } from 'hono'
-import { IsoagentError, type BackgroundTaskInfo } from '../adapters/index.ts'
+import { IsoagentError, type BackgroundTaskInfo } from '../../adapters/index.ts'
 import { ApiError } from './api-error.ts'
 import { isPlainObject, onlyFields, readJsonObject } from './body.ts'
 import { eventStream } from './event-stream.ts'

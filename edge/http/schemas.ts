@@ -1,4 +1,4 @@
-import { SNAPSHOT_SCHEMA, type JsonSchema } from '../adapters/index.ts'
+import { SNAPSHOT_SCHEMA, type JsonSchema } from '../../adapters/index.ts'
 
 const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` })
 export { ref as schemaRef }
