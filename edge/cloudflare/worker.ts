@@ -112,6 +112,12 @@ const sessionOptions = (settings: WorkerSettings): SessionOptions => ({
   ...(settings.permissions ? { permissions: settings.permissions } : {}),
 })
 
+/**
+ * The `Retry-After` of a 429: the registry counts leases, not idle times, so the most a held
+ * session that nobody uses can take to idle out (its object's alarm closes it then).
+ */
+const retryAfter = (settings: WorkerSettings) => String(Math.ceil(settings.sessionIdleMs / 1000))
+
 /** Options of {@link createWorker}. */
 export interface WorkerOptions {
   /**
@@ -177,6 +183,7 @@ export function createWorker(options: WorkerOptions = {}): IsoagentWorker {
         429,
         'too_many_sessions',
         `this server holds at most ${settings.maxSessions} sessions; close one (DELETE /v1/sessions/:id) or wait for an idle one to expire`,
+        { 'retry-after': retryAfter(settings) },
       )
     const headers = new Headers(request.headers)
     headers.set(NEW_SESSION_HEADER, id)
@@ -231,7 +238,10 @@ export function createWorker(options: WorkerOptions = {}): IsoagentWorker {
           },
           id: null,
         }),
-        { status: 429, headers: { 'content-type': 'application/json', 'retry-after': '1' } },
+        {
+          status: 429,
+          headers: { 'content-type': 'application/json', 'retry-after': retryAfter(settings) },
+        },
       )
     }
     headers.set(NEW_MCP_SESSION_HEADER, id)

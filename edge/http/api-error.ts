@@ -18,6 +18,7 @@ export type ApiErrorCode =
   | 'model_not_configured'
   | 'turn_in_progress'
   | 'task_not_found'
+  | 'host_not_allowed'
   | 'internal_error'
 
 /** The body of every error response: `{ "error": { "code", "message" } }`. */
@@ -30,16 +31,24 @@ export class ApiError extends Error {
   override readonly name = 'ApiError'
   readonly status: number
   readonly code: ApiErrorCode
+  /** Headers the response carries (e.g. `retry-after` on a 429). */
+  readonly headers: Record<string, string>
 
-  constructor(status: number, code: ApiErrorCode, message: string) {
+  constructor(
+    status: number,
+    code: ApiErrorCode,
+    message: string,
+    headers: Record<string, string> = {},
+  ) {
     super(message)
     this.status = status
     this.code = code
+    this.headers = headers
   }
 
   /** The JSON response this error answers with. */
   toResponse(headers?: Record<string, string>): Response {
-    return errorResponse(this.status, this.code, this.message, headers)
+    return errorResponse(this.status, this.code, this.message, { ...this.headers, ...headers })
   }
 }
 

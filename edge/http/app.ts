@@ -21,6 +21,7 @@ import {
 import { mcpRoutes } from './mcp-routes.ts'
 import { apiRoutes } from './routes.ts'
 import { memorySessionStore, type SessionStore } from './session-store.ts'
+import { SessionPool } from '../session-pool.ts'
 import { VERSION } from '../version.ts'
 
 /** Default largest request body: 8 MiB; a larger one is refused with 413. */
@@ -37,7 +38,10 @@ export interface AppOptions {
   token?: string
   /** Permissions, hooks, budget, policy, ... of every session. */
   session?: SessionOptions
-  /** Most sessions at once (default 64); past it `POST /v1/sessions` answers 429. */
+  /**
+   * Most sessions at once, API and MCP sessions together (default 64); past it
+   * `POST /v1/sessions` and an MCP `initialize` answer 429 with `Retry-After`.
+   */
   maxSessions?: number
   /** A session without requests or event streams for this long (ms) is closed (default 15 min). */
   sessionIdleMs?: number
@@ -62,7 +66,7 @@ export interface AppOptions {
    * gets a session of its own over `workspace`, with `session` options, `maxSessions` and
    * `sessionIdleMs` applied as to the API's sessions. `false` leaves it out.
    */
-  mcp?: boolean | Omit<McpHandlerOptions<Context>, 'sessions' | 'maxSessions' | 'idleMs'>
+  mcp?: boolean | Omit<McpHandlerOptions<Context>, 'sessions' | 'maxSessions' | 'idleMs' | 'pool'>
   /**
    * Static files served without a token for `GET`/`HEAD` requests no route answers, and for
    * `GET /` in place of the landing page (`isoagent serve` passes the web demo's build). An
@@ -98,11 +102,19 @@ export function createApp(options: AppOptions): IsoagentApp {
   if (typeof options?.workspace !== 'function')
     throw new TypeError('createApp: options.workspace must be a function returning a workspace')
   const agent = options.agent ?? Agent.create()
+  // API and MCP sessions share one pool, so `maxSessions` bounds them together (a custom store
+  // keeps its own sessions; MCP then gets a pool of its own with the same limits).
+  const pool =
+    options.store === undefined
+      ? new SessionPool({
+          ...(options.maxSessions !== undefined ? { maxSessions: options.maxSessions } : {}),
+          ...(options.sessionIdleMs !== undefined ? { idleMs: options.sessionIdleMs } : {}),
+        })
+      : undefined
   const store =
     options.store ??
     memorySessionStore({
-      ...(options.maxSessions !== undefined ? { maxSessions: options.maxSessions } : {}),
-      ...(options.sessionIdleMs !== undefined ? { sessionIdleMs: options.sessionIdleMs } : {}),
+      ...(pool ? { pool } : {}),
       ...(options.eventHistory ? { eventHistory: options.eventHistory } : {}),
     })
   const checkToken = options.token === undefined ? undefined : tokenChecker(options.token)
@@ -162,6 +174,7 @@ export function createApp(options: AppOptions): IsoagentApp {
             ...(options.session ? { session: options.session } : {}),
             agent,
           }),
+          ...(pool ? { pool } : {}),
           ...(options.maxSessions !== undefined ? { maxSessions: options.maxSessions } : {}),
           ...(options.sessionIdleMs !== undefined ? { idleMs: options.sessionIdleMs } : {}),
         })
@@ -218,6 +231,7 @@ export function createApp(options: AppOptions): IsoagentApp {
     mcp,
     close: async () => {
       await Promise.all([mcp?.close(), store.closeAll()])
+      await pool?.closeAll()
     },
   })
 }

@@ -1,11 +1,9 @@
 import type { Session } from '../../adapters/index.ts'
 import { ApiError } from './api-error.ts'
+import { SessionPool } from '../session-pool.ts'
 import { HostedSession, type EventHistoryLimits } from './hosted-session.ts'
 
-/** Default most sessions an app holds at once. */
-export const DEFAULT_MAX_SESSIONS = 64
-/** Default time (ms) after which a session nobody uses is closed: 15 minutes. */
-export const DEFAULT_SESSION_IDLE_MS = 15 * 60 * 1000
+export { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS } from '../session-pool.ts'
 
 /**
  * Where an app keeps its sessions. The default ({@link memorySessionStore}) holds them in the
@@ -34,112 +32,94 @@ export interface MemorySessionStoreOptions {
   maxSessions?: number
   /** A session without requests or event streams for this long is closed (default 15 min). */
   sessionIdleMs?: number
+  /**
+   * The pool the sessions are held in (and counted and idled out by), e.g. one shared with the
+   * MCP endpoint; `maxSessions` and `sessionIdleMs` are then the pool's. Default: a pool of
+   * their own.
+   */
+  pool?: SessionPool
   /** Bounds of each session's event history. */
   eventHistory?: EventHistoryLimits
   /** A fresh session id (default `crypto.randomUUID()`). */
   newId?: () => string
 }
 
-type Timer = ReturnType<typeof setInterval> & { unref?: () => void }
+const tooMany = (pool: SessionPool) =>
+  new ApiError(
+    429,
+    'too_many_sessions',
+    `this server holds at most ${pool.maxSessions} sessions; close one (DELETE /v1/sessions/:id) or wait for an idle one to expire`,
+    { 'retry-after': String(pool.retryAfterSeconds()) },
+  )
+const shuttingDown = () => new ApiError(503, 'shutting_down', 'this server is shutting down')
 
 /**
- * Sessions held in this isolate or process. Idle sessions are closed lazily when the store is
- * used and by a sweep timer that runs only while sessions exist and never keeps a Node process
- * alive (it is unref'd).
+ * Sessions held in this isolate or process, in a {@link SessionPool}: bounded by `maxSessions`,
+ * closed once idle for `sessionIdleMs` (lazily on use, and by the pool's unref'd sweep timer).
  */
 export function memorySessionStore(options: MemorySessionStoreOptions = {}): SessionStore {
-  const maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS
-  const idleMs = options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS
-  if (!Number.isInteger(maxSessions) || maxSessions < 1)
-    throw new TypeError('maxSessions must be a positive integer')
-  if (!(idleMs > 0)) throw new TypeError('sessionIdleMs must be a positive number')
+  const pool =
+    options.pool ??
+    new SessionPool({
+      ...(options.maxSessions !== undefined ? { maxSessions: options.maxSessions } : {}),
+      ...(options.sessionIdleMs !== undefined ? { idleMs: options.sessionIdleMs } : {}),
+    })
   const newId = options.newId ?? (() => crypto.randomUUID())
-  const sessions = new Map<string, HostedSession>()
-  let opening = 0
+  const mine = new Set<HostedSession>()
   const pending = new Set<Promise<unknown>>()
   let shutDown = false
-  let timer: Timer | undefined
-
-  const expired = (s: HostedSession, now: number) => s.closed || s.idleMs(now) >= idleMs
-  const drop = (s: HostedSession) => {
-    sessions.delete(s.id)
-    void s.close().catch(() => undefined)
-    if (sessions.size === 0 && timer !== undefined) {
-      clearInterval(timer)
-      timer = undefined
-    }
-  }
-  const sweep = () => {
-    const now = Date.now()
-    for (const s of sessions.values()) if (expired(s, now)) drop(s)
-  }
-  const startTimer = () => {
-    if (timer !== undefined) return
-    timer = setInterval(sweep, Math.min(60_000, Math.max(50, idleMs / 2))) as Timer
-    timer.unref?.()
+  const held = (id: string): HostedSession | undefined => {
+    const s = pool.get(id)
+    return s instanceof HostedSession && mine.has(s) ? s : undefined
   }
 
   return {
     get size() {
-      return sessions.size
+      for (const s of mine) if (s.closed || pool.get(s.id) !== s) mine.delete(s)
+      return mine.size
     },
     async create(open) {
-      if (shutDown) throw new ApiError(503, 'shutting_down', 'this server is shutting down')
-      if (sessions.size + opening >= maxSessions) sweep()
-      if (sessions.size + opening >= maxSessions) {
-        throw new ApiError(
-          429,
-          'too_many_sessions',
-          `this server holds at most ${maxSessions} sessions; close one (DELETE /v1/sessions/:id) or wait for an idle one to expire`,
-        )
-      }
-      opening++
+      if (shutDown || pool.closing) throw shuttingDown()
+      const slot = pool.reserve()
+      if (slot === undefined) throw pool.closing ? shuttingDown() : tooMany(pool)
       let session: Session
       const id = newId()
       const opened = open(id)
       pending.add(opened)
       try {
         session = await opened
+      } catch (error) {
+        slot.release()
+        throw error
       } finally {
-        opening--
         pending.delete(opened)
       }
-      if (shutDown) {
+      if (shutDown || pool.closing) {
+        slot.release()
         await session.close().catch(() => undefined)
-        throw new ApiError(503, 'shutting_down', 'this server is shutting down')
+        throw shuttingDown()
       }
       const hosted = new HostedSession(id, session, options.eventHistory)
-      sessions.set(id, hosted)
-      startTimer()
+      for (const s of mine) if (s.closed) mine.delete(s)
+      mine.add(hosted)
+      slot.fill(hosted)
       return hosted
     },
-    get(id) {
-      const s = sessions.get(id)
-      if (s === undefined) return undefined
-      if (expired(s, Date.now())) {
-        drop(s)
-        return undefined
-      }
-      return s
-    },
+    get: held,
     async delete(id) {
-      const s = sessions.get(id)
+      const s = held(id)
       if (s === undefined) return false
-      sessions.delete(id)
-      if (sessions.size === 0 && timer !== undefined) {
-        clearInterval(timer)
-        timer = undefined
-      }
+      pool.forget(s)
+      mine.delete(s)
       await s.close()
       return true
     },
     async closeAll() {
       shutDown = true
       await Promise.allSettled([...pending])
-      const all = [...sessions.values()]
-      sessions.clear()
-      if (timer !== undefined) clearInterval(timer)
-      timer = undefined
+      const all = [...mine]
+      mine.clear()
+      for (const s of all) pool.forget(s)
       await Promise.allSettled(all.map((s) => s.close()))
     },
   }

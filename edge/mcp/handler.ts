@@ -6,13 +6,22 @@ import {
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js'
 import { IsoagentError, type Session } from '../../adapters/index.ts'
+import {
+  DEFAULT_MAX_SESSIONS,
+  DEFAULT_SESSION_IDLE_MS,
+  SessionPool,
+  type PooledSession,
+  type SessionSlot,
+} from '../session-pool.ts'
 import { createMcpServer, type McpServerOptions } from './server.ts'
 import type { McpSessions } from './sessions.ts'
 
 /** Default idle time after which an MCP session is closed: 15 minutes. */
-export const DEFAULT_MCP_IDLE_MS = 15 * 60 * 1000
+export const DEFAULT_MCP_IDLE_MS = DEFAULT_SESSION_IDLE_MS
 /** Default most MCP sessions at once. */
-export const DEFAULT_MCP_MAX_SESSIONS = 64
+export const DEFAULT_MCP_MAX_SESSIONS = DEFAULT_MAX_SESSIONS
+/** Milliseconds between SSE comment lines on an open MCP stream (a dead peer is then noticed). */
+export const MCP_SSE_HEARTBEAT_MS = 15_000
 
 /** Options of {@link createMcpHandler}. */
 export interface McpHandlerOptions<C = unknown> extends McpServerOptions {
@@ -23,6 +32,12 @@ export interface McpHandlerOptions<C = unknown> extends McpServerOptions {
    * over here (e.g. from a header it set).
    */
   newSessionId?: (request: Request) => string
+  /**
+   * The pool MCP sessions are held, counted and idled out in, e.g. the one of the app's API
+   * sessions (so `maxSessions` bounds both together); `idleMs` and `maxSessions` are then the
+   * pool's. Default: a pool of their own.
+   */
+  pool?: SessionPool
   /** An MCP session without requests for this long (ms) is closed (default 15 min). */
   idleMs?: number
   /** Most MCP sessions at once (default 64); one more `initialize` gets `429`. */
@@ -42,61 +57,95 @@ export interface McpHandler<C = unknown> {
   handle(request: Request, context?: C): Promise<Response>
   /** Open MCP sessions now. */
   readonly size: number
-  /** Whether the MCP session `id` is open. */
+  /** Whether the MCP session `id` is open (one that has idled out is closed first). */
   has(id: string): boolean
   /** Close every MCP session and its isoagent session. */
   close(): Promise<void>
 }
 
-interface McpEntry {
-  transport: WebStandardStreamableHTTPServerTransport
-  server: Server
-  session: Session
-  lastUsed: number
-  inFlight: number
-  closed: boolean
-}
-
 type Timer = ReturnType<typeof setInterval> & { unref?: () => void }
 
-/** An open SSE response (a GET stream, a streamed POST answer) counts as use until it ends. */
-function holdWhileStreaming(entry: McpEntry, response: Response): Response {
-  const body = response.body
-  if (body === null || !(response.headers.get('content-type') ?? '').includes('text/event-stream'))
-    return response
-  entry.inFlight++
-  let released = false
-  const release = () => {
-    if (released) return
-    released = true
-    entry.inFlight--
-    entry.lastUsed = Date.now()
+/** One MCP session: its transport, server and isoagent session, and its use. */
+class McpEntry implements PooledSession {
+  lastUsed = Date.now()
+  inFlight = 0
+  closed = false
+  constructor(
+    readonly transport: WebStandardStreamableHTTPServerTransport,
+    readonly server: Server,
+    readonly session: Session,
+    private readonly finish: (entry: McpEntry) => Promise<void>,
+  ) {}
+
+  get id(): string {
+    return this.transport.sessionId ?? ''
   }
-  const reader = body.getReader()
-  const held = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      try {
-        const { done, value } = await reader.read()
-        if (done) {
+
+  /** Idle unless a request or a stream is open or a call runs. */
+  idleMs(now: number): number {
+    if (this.inFlight > 0 || this.session.activeTools().length > 0) return 0
+    return Math.max(0, now - this.lastUsed)
+  }
+
+  close(): Promise<void> {
+    return this.finish(this)
+  }
+
+  /** Count `response` as use until it ends, when it is an SSE stream. */
+  holdWhileStreaming(response: Response): Response {
+    const body = response.body
+    const type = response.headers.get('content-type') ?? ''
+    if (body === null || !type.includes('text/event-stream')) return response
+    this.inFlight++
+    let released = false
+    let heartbeat: Timer | undefined
+    const release = () => {
+      if (released) return
+      released = true
+      if (heartbeat !== undefined) clearInterval(heartbeat)
+      this.inFlight--
+      this.lastUsed = Date.now()
+    }
+    const reader = body.getReader()
+    const held = new ReadableStream<Uint8Array>({
+      start(controller) {
+        // A comment line between the SDK's whole events: a peer that vanished without closing
+        // its connection fails the write, which cancels the stream and releases the session.
+        heartbeat = setInterval(() => {
+          try {
+            controller.enqueue(PING)
+          } catch {
+            release()
+          }
+        }, MCP_SSE_HEARTBEAT_MS) as Timer
+        heartbeat.unref?.()
+      },
+      async pull(controller) {
+        try {
+          const { done, value } = await reader.read()
+          if (done) {
+            release()
+            controller.close()
+          } else controller.enqueue(value)
+        } catch (error) {
           release()
-          controller.close()
-        } else controller.enqueue(value)
-      } catch (error) {
+          controller.error(error)
+        }
+      },
+      cancel(reason) {
         release()
-        controller.error(error)
-      }
-    },
-    cancel(reason) {
-      release()
-      return reader.cancel(reason)
-    },
-  })
-  return new Response(held, {
-    status: response.status,
-    statusText: response.statusText,
-    headers: response.headers,
-  })
+        return reader.cancel(reason)
+      },
+    })
+    return new Response(held, {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    })
+  }
 }
+
+const PING = new TextEncoder().encode(': ping\n\n')
 
 const jsonRpcError = (status: number, code: number, message: string, headers = {}) =>
   new Response(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }), {
@@ -104,58 +153,60 @@ const jsonRpcError = (status: number, code: number, message: string, headers = {
     headers: { 'content-type': 'application/json', ...headers },
   })
 
+/** The request body as JSON, or the error response to answer with. */
+async function readInitialize(request: Request, maxBody: number): Promise<unknown> {
+  let body: unknown
+  try {
+    const read = await readRequestBody(request, maxBody)
+    if (read.tooLarge) return jsonRpcError(413, -32000, 'Payload Too Large')
+    body = JSON.parse(read.text)
+  } catch {
+    return jsonRpcError(400, -32700, 'Parse error: Invalid JSON')
+  }
+  // Only an `initialize` opens a session; anything else without a session id is refused before
+  // a workspace is touched.
+  if (!isInitializeRequest(body))
+    return jsonRpcError(400, -32000, 'Bad Request: Mcp-Session-Id header is required')
+  return body
+}
+
 /**
  * The MCP Streamable HTTP endpoint (`POST`/`GET`/`DELETE /mcp`) over the SDK's Web-standard
  * transport. Each `initialize` starts an MCP session (id from `crypto.randomUUID()`, sent in
  * `mcp-session-id`) with its own isoagent session from `sessions`; later requests name it in
  * the header. `DELETE` or `idleMs` without requests closes both; an unknown or closed
- * session id is `404` (the client then starts over). Authentication is the caller's job.
+ * session id is `404` (the client then starts over). Past `maxSessions`, `initialize` is a 429
+ * whose `Retry-After` says when a held session idles out. Authentication is the caller's job.
  */
 export function createMcpHandler<C = unknown>(options: McpHandlerOptions<C>): McpHandler<C> {
-  const idleMs = options.idleMs ?? DEFAULT_MCP_IDLE_MS
-  const maxSessions = options.maxSessions ?? DEFAULT_MCP_MAX_SESSIONS
-  if (!(idleMs > 0)) throw new TypeError('idleMs must be a positive number')
-  if (!Number.isInteger(maxSessions) || maxSessions < 1)
-    throw new TypeError('maxSessions must be a positive integer')
-  const entries = new Map<string, McpEntry>()
-  let opening = 0
-  let timer: Timer | undefined
+  const pool =
+    options.pool ??
+    new SessionPool({
+      maxSessions: options.maxSessions ?? DEFAULT_MCP_MAX_SESSIONS,
+      idleMs: options.idleMs ?? DEFAULT_MCP_IDLE_MS,
+    })
+  const mine = new Set<McpEntry>()
+  const entryOf = (id: string): McpEntry | undefined => {
+    const entry = pool.get(id)
+    return entry instanceof McpEntry && mine.has(entry) && !entry.closed ? entry : undefined
+  }
 
   const finish = async (entry: McpEntry) => {
     if (entry.closed) return
     entry.closed = true
-    for (const [id, e] of entries) if (e === entry) entries.delete(id)
-    if (entries.size === 0 && timer !== undefined) {
-      clearInterval(timer)
-      timer = undefined
-    }
+    pool.forget(entry)
+    mine.delete(entry)
     await entry.server.close().catch(() => undefined)
     await options.sessions.close(entry.session).catch(() => undefined)
     const id = entry.transport.sessionId
     if (id !== undefined) await Promise.resolve(options.onSessionClosed?.(id)).catch(() => {})
-  }
-  const sweep = () => {
-    const now = Date.now()
-    for (const entry of entries.values())
-      if (
-        entry.inFlight === 0 &&
-        entry.session.activeTools().length === 0 &&
-        now - entry.lastUsed >= idleMs
-      )
-        void finish(entry)
-  }
-  const startTimer = () => {
-    if (timer !== undefined) return
-    timer = setInterval(sweep, Math.min(60_000, Math.max(50, idleMs / 2))) as Timer
-    timer.unref?.()
   }
 
   const use = async (entry: McpEntry, request: Request, parsedBody?: unknown) => {
     entry.inFlight++
     entry.lastUsed = Date.now()
     try {
-      return holdWhileStreaming(
-        entry,
+      return entry.holdWhileStreaming(
         await entry.transport.handleRequest(
           request,
           parsedBody === undefined ? undefined : { parsedBody },
@@ -168,24 +219,46 @@ export function createMcpHandler<C = unknown>(options: McpHandlerOptions<C>): Mc
   }
 
   const maxBody = options.maxRequestBodySize ?? DEFAULT_MAX_REQUEST_BODY_SIZE
-  const open = async (request: Request, context: C): Promise<Response> => {
-    // Only an `initialize` opens a session; anything else without a session id is refused
-    // before a workspace is touched.
-    let body: unknown
+  const connect = async (session: Session, request: Request, slot: SessionSlot) => {
+    const server = createMcpServer(session, options)
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: options.newSessionId
+        ? () => options.newSessionId!(request)
+        : () => crypto.randomUUID(),
+      onsessioninitialized: () => {
+        mine.add(entry)
+        slot.fill(entry)
+      },
+      onsessionclosed: () => finish(entry),
+      ...(options.maxRequestBodySize !== undefined
+        ? { maxRequestBodySize: options.maxRequestBodySize }
+        : {}),
+    })
+    const entry: McpEntry = new McpEntry(transport, server, session, finish)
     try {
-      const read = await readRequestBody(request, maxBody)
-      if (read.tooLarge) return jsonRpcError(413, -32000, 'Payload Too Large')
-      body = JSON.parse(read.text)
-    } catch {
-      return jsonRpcError(400, -32700, 'Parse error: Invalid JSON')
+      await server.connect(transport)
+    } catch (error) {
+      await finish(entry)
+      throw error
     }
-    if (!isInitializeRequest(body))
-      return jsonRpcError(400, -32000, 'Bad Request: Mcp-Session-Id header is required')
-    if (entries.size + opening >= maxSessions)
-      return jsonRpcError(429, -32000, 'too many MCP sessions', { 'retry-after': '1' })
-    // The slot stays taken until the session is in `entries` (or given up), so a burst of
+    return entry
+  }
+
+  const open = async (request: Request, context: C): Promise<Response> => {
+    const body = await readInitialize(request, maxBody)
+    if (body instanceof Response) return body
+    // The slot stays taken until the session is in the pool (or given up), so a burst of
     // initializes cannot open more sessions than the cap.
-    opening++
+    const slot = pool.reserve()
+    if (slot === undefined)
+      return jsonRpcError(
+        429,
+        -32000,
+        `too many sessions: this server holds at most ${pool.maxSessions}`,
+        {
+          'retry-after': String(pool.retryAfterSeconds()),
+        },
+      )
     try {
       let session: Session
       try {
@@ -196,63 +269,37 @@ export function createMcpHandler<C = unknown>(options: McpHandlerOptions<C>): Mc
           error instanceof IsoagentError ? error.message : 'the workspace could not be opened'
         return jsonRpcError(503, -32000, message)
       }
-      const server = createMcpServer(session, options)
-      const entry: McpEntry = {
-        session,
-        server,
-        transport: new WebStandardStreamableHTTPServerTransport({
-          sessionIdGenerator: options.newSessionId
-            ? () => options.newSessionId!(request)
-            : () => crypto.randomUUID(),
-          onsessioninitialized: (id) => {
-            entries.set(id, entry)
-            startTimer()
-          },
-          onsessionclosed: () => finish(entry),
-          ...(options.maxRequestBodySize !== undefined
-            ? { maxRequestBodySize: options.maxRequestBodySize }
-            : {}),
-        }),
-        lastUsed: Date.now(),
-        inFlight: 0,
-        closed: false,
-      }
-      try {
-        await server.connect(entry.transport)
-      } catch (error) {
-        await finish(entry)
-        throw error
-      }
+      const entry = await connect(session, request, slot)
       const response = await use(entry, request, body)
       if (entry.transport.sessionId === undefined) await finish(entry)
       return response
     } finally {
-      opening--
+      slot.release()
     }
   }
 
   return {
     async handle(request, context) {
-      sweep()
+      pool.sweep()
       const id = request.headers.get('mcp-session-id')
       if (id === null) {
         if (request.method !== 'POST')
           return jsonRpcError(400, -32000, 'Bad Request: Mcp-Session-Id header is required')
         return open(request, context as C)
       }
-      const entry = entries.get(id)
-      if (entry === undefined || entry.closed) return jsonRpcError(404, -32001, 'Session not found')
+      const entry = entryOf(id)
+      if (entry === undefined) return jsonRpcError(404, -32001, 'Session not found')
       return use(entry, request)
     },
     get size() {
-      return entries.size
+      for (const entry of mine) if (entry.closed || pool.get(entry.id) !== entry) mine.delete(entry)
+      return mine.size
     },
     has(id) {
-      const entry = entries.get(id)
-      return entry !== undefined && !entry.closed
+      return entryOf(id) !== undefined
     },
     async close() {
-      await Promise.all([...new Set(entries.values())].map(finish))
+      await Promise.all([...mine].map(finish))
     },
   }
 }
