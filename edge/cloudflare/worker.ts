@@ -159,6 +159,8 @@ export function createWorker(options: WorkerOptions = {}): IsoagentWorker {
             token: settings.token,
             session: sessionOptions(settings),
             agent: agentFromEnv(env),
+            // Cloudflare routes requests here by Host: it is the Worker's own; Origin is checked.
+            trustHost: true,
             ...(options.routes ? { routes: options.routes } : {}),
           }),
           authorized: (request, url) => check(presentedToken(request, url)),
@@ -431,6 +433,7 @@ export class IsoagentSession {
       token: settings.token,
       session: sessionOptions(settings),
       agent: agentFromEnv(this.env),
+      trustHost: true,
       store: this.store,
       sessionIdleMs: settings.sessionIdleMs,
       // The object of an MCP session holds that one; its id is the one the object is named by.

@@ -10,6 +10,7 @@ import {
 } from '../../adapters/index.ts'
 import { ApiError, errorResponse } from './api-error.ts'
 import { presentedToken, tokenChecker } from './auth.ts'
+import { hostGuard } from './host-guard.ts'
 import type { EventHistoryLimits, HostedSession } from './hosted-session.ts'
 import type { AppContext, RouteSpec } from './route-spec.ts'
 import {
@@ -73,6 +74,18 @@ export interface AppOptions {
    * `undefined` answer falls through to the landing page or the usual 404.
    */
   assets?: StaticAssets
+  /**
+   * Host names a request may name in `Host` and `Origin` besides loopback names and IP literals
+   * on the port the request came in on (a deployment behind a proxy or under a DNS name):
+   * `example.com`, `example.com:8443`, `.example.com` (and its subdomains), `*` (no check). Any
+   * other name is refused with 403 `host_not_allowed`, which defeats DNS rebinding.
+   */
+  allowedHosts?: readonly string[]
+  /**
+   * Every `Host` is this server's own, as on a platform that routes requests by it (the Worker
+   * sets this); `Origin`, when sent, must still name that host or an allowed one.
+   */
+  trustHost?: boolean
 }
 
 /** A static file server: the response for a request's path, or `undefined` when none is held. */
@@ -88,6 +101,13 @@ export type IsoagentApp = Hono & {
   readonly mcp: McpHandler<Context> | undefined
   /** Close every session: running calls (and `bash` process groups) end, streams end. */
   close(): Promise<void>
+}
+
+/** The port a request came in on, when the server says (`serve` passes Node's socket). */
+function localPortOf(c: Context): number | undefined {
+  const env = c.env as { incoming?: { socket?: { localPort?: unknown } } } | undefined
+  const port = env?.incoming?.socket?.localPort
+  return typeof port === 'number' ? port : undefined
 }
 
 const pathPattern = (path: string) =>
@@ -188,6 +208,16 @@ export function createApp(options: AppOptions): IsoagentApp {
     })
 
   const app = new Hono()
+  const checkHost = hostGuard({
+    ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
+    ...(options.trustHost ? { trustHost: true } : {}),
+  })
+  // Before every route, the assets and the 404: a page under a rebound name gets nothing.
+  app.use('*', async (c, next) => {
+    const refused = checkHost(c.req.raw, localPortOf(c))
+    if (refused !== undefined) return refused
+    await next()
+  })
   const limit = bodyLimit({
     maxSize: maxBodyBytes,
     onError: () =>

@@ -1,5 +1,10 @@
 // The Node server of `isoagent/edge/node`: a `createApp()` app on @hono/node-server.
-import { serve as honoServe, type ServerType } from '@hono/node-server'
+import {
+  serve as honoServe,
+  type Http2Bindings,
+  type HttpBindings,
+  type ServerType,
+} from '@hono/node-server'
 import type { AddressInfo } from 'node:net'
 import { nodeHttpTransport } from '../../adapters/node-fs/node-http-transport.ts'
 import { setDefaultHttpTransport } from '../../src/index.ts'
@@ -10,7 +15,11 @@ setDefaultHttpTransport(nodeHttpTransport)
 
 /** What {@link serve} needs of an app: a fetch handler and, optionally, a shutdown. */
 export interface ServableApp {
-  fetch: (request: Request, ...rest: never[]) => Response | Promise<Response>
+  /**
+   * `env` holds Node's request and response (`incoming`, `outgoing`): `createApp` reads the
+   * port a request came in on from `incoming.socket` to check `Host` and `Origin`.
+   */
+  fetch: (request: Request, env: HttpBindings | Http2Bindings) => Response | Promise<Response>
   close?: () => Promise<void>
 }
 
@@ -51,7 +60,7 @@ export function serve(app: ServableApp, options: ServeOptions = {}): Promise<Ser
   const port = options.port ?? DEFAULT_PORT
   return new Promise((resolve, reject) => {
     const server = honoServe({
-      fetch: (request: Request) => app.fetch(request),
+      fetch: (request: Request, env: HttpBindings | Http2Bindings) => app.fetch(request, env),
       port,
       hostname,
     })
