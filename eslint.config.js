@@ -11,11 +11,32 @@ const FORBIDDEN_PARTS = {
   adapters: ['edge', 'web-demo', 'bench', 'test', 'bin', 'scripts'],
   edge: ['web-demo', 'bench', 'test', 'bin', 'scripts'],
 }
+/**
+ * Inside a part, the sub-parts each sub-part must not import: `edge/http/` and `edge/mcp/` (and
+ * the two package entries at `edge/`'s root) run on Node and Workers alike, so none of them
+ * reaches into `edge/cloudflare/` (the Worker, its bindings, Durable Objects); `edge/mcp/` stands
+ * on its own (the HTTP app mounts it, not the other way round).
+ */
+const FORBIDDEN_SUBPARTS = {
+  'edge/http': ['edge/cloudflare'],
+  'edge/mcp': ['edge/cloudflare', 'edge/http'],
+  'edge/': ['edge/cloudflare'],
+}
 const PACKAGE_NAME = 'isoagent'
 
 const partOf = (cwd, path) => {
   const rel = relative(cwd, path)
   return rel.startsWith('..') ? undefined : rel.split(sep)[0]
+}
+
+/**
+ * The sub-part of `part` a path is in: `edge/http` for `edge/http/app.ts`, `edge/` for a file at
+ * `edge/`'s root; undefined for parts without sub-parts.
+ */
+const subPartOf = (cwd, path) => {
+  const segments = relative(cwd, path).split(sep)
+  if (segments[0] !== 'edge') return undefined
+  return segments.length > 2 ? `edge/${segments[1]}` : 'edge/'
 }
 
 /** `isoagent/part-boundaries`: no import from a part into one it must not depend on. */
@@ -32,6 +53,8 @@ const partBoundaries = {
     const from = partOf(context.cwd, context.filename)
     const forbidden = FORBIDDEN_PARTS[from]
     if (!forbidden) return {}
+    const fromSub = subPartOf(context.cwd, context.filename)
+    const forbiddenSubs = FORBIDDEN_SUBPARTS[fromSub] ?? []
     const check = (node) => {
       const specifier =
         node?.type === 'Literal'
@@ -45,9 +68,17 @@ const partBoundaries = {
         return
       }
       if (!specifier.startsWith('.') && !specifier.startsWith('/')) return
-      const to = partOf(context.cwd, resolve(dirname(context.filename), specifier))
+      const target = resolve(dirname(context.filename), specifier)
+      const to = partOf(context.cwd, target)
       if (to !== undefined && forbidden.includes(to))
         context.report({ node, messageId: 'forbidden', data: { from, to, specifier } })
+      const toSub = subPartOf(context.cwd, target)
+      if (toSub !== undefined && toSub !== fromSub && forbiddenSubs.includes(toSub))
+        context.report({
+          node,
+          messageId: 'forbidden',
+          data: { from: fromSub.replace(/\/$/, ''), to: toSub, specifier },
+        })
     }
     return {
       ImportDeclaration: (node) => check(node.source),

@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util'
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { Agent, type Session } from '../adapters/index.ts'
 import { localWorkspace } from '../adapters/node-fs/index.ts'
-import { createMcpServer } from '../edge/mcp.ts'
+import { createMcpServer } from '../edge/mcp/index.ts'
 import { readMcpConfig } from './mcp-config.ts'
 
 const USAGE = `Usage: isoagent mcp [--workspace DIR] [--mcp-config FILE]

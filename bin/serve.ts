@@ -13,7 +13,8 @@ const USAGE = `isoagent serve — the HTTP API over a workspace
 
 Usage:
   isoagent serve [--workspace DIR | s3://bucket/prefix | memory] [--port 8787]
-                 [--host 127.0.0.1] [--token T] [--allow|--ask|--deny RULE]...
+                 [--host 127.0.0.1] [--allowed-host NAME]... [--token T]
+                 [--allow|--ask|--deny RULE]...
                  [--model-provider openai|anthropic [--model-base-url U] [--model M]]
                  [--mcp-config FILE]
 
@@ -22,6 +23,11 @@ Options:
                       settings from the environment), or memory (empty, gone at exit)
   -p, --port N        port (default 8787; 0 picks a free one)
       --host H        address to bind (default 127.0.0.1, loopback only)
+      --allowed-host NAME
+                      a host name requests may use in Host and Origin besides loopback
+                      names and IP addresses (repeatable): behind a proxy or a DNS name,
+                      e.g. --allowed-host agent.example.com, .example.com for subdomains;
+                      any other name is refused with 403 (DNS rebinding)
       --token T       bearer token (default: $ISOAGENT_TOKEN, else a random one, printed)
       --allow RULE    permission rules of every session, each repeatable: a tool name or
       --ask RULE      tool(glob) on its primary argument, e.g. --ask 'bash(rm *)'
@@ -97,6 +103,7 @@ export async function serveCommand(
         workspace: { type: 'string', short: 'w', default: '.' },
         port: { type: 'string', short: 'p', default: '8787' },
         host: { type: 'string', default: '127.0.0.1' },
+        'allowed-host': { type: 'string', multiple: true },
         token: { type: 'string' },
         allow: { type: 'string', multiple: true },
         ask: { type: 'string', multiple: true },
@@ -158,7 +165,7 @@ export async function serveCommand(
     return 2
   }
   const [{ createApp }, { VERSION }, { serve, staticDirectory }] = await Promise.all([
-    import('../edge/app.ts'),
+    import('../edge/http/app.ts'),
     import('../edge/version.ts'),
     import('../edge/node.ts'),
   ])
@@ -178,6 +185,7 @@ export async function serveCommand(
     agent,
     token,
     session,
+    ...(values['allowed-host'] ? { allowedHosts: values['allowed-host'] } : {}),
     ...(demo ? { assets: staticDirectory(demo) } : {}),
   })
   let handle

@@ -1,8 +1,8 @@
 // What the app releases when opening a session fails part-way.
 import { describe, expect, it } from 'vitest'
 import { Agent, memoryWorkspace, type WorkspaceServices } from '../../adapters/index.ts'
-import { createApp } from '../../edge/app.ts'
-import { memorySessionStore } from '../../edge/session-store.ts'
+import { createApp } from '../../edge/http/app.ts'
+import { memorySessionStore } from '../../edge/http/session-store.ts'
 
 describe('createApp cleanup', () => {
   it('closes the workspace it opened when the session over it cannot be created', async () => {

@@ -2,7 +2,7 @@
 // (no `isoagent/node` import in this file).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Agent, memoryWorkspace } from '../../adapters/index.ts'
-import { createApp } from '../../edge/app.ts'
+import { createApp } from '../../edge/http/app.ts'
 import { serve } from '../../edge/node.ts'
 import { startServer, type TestServer } from '../net/http-fixture.ts'
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { Agent, memoryWorkspace } from '../../adapters/index.ts'
-import { eventStream, SSE_QUEUE_EVENTS } from '../../edge/event-stream.ts'
-import { HostedSession } from '../../edge/hosted-session.ts'
+import { eventStream, SSE_QUEUE_EVENTS } from '../../edge/http/event-stream.ts'
+import { HostedSession } from '../../edge/http/hosted-session.ts'
 
 async function readFrames(body: ReadableStream<Uint8Array>): Promise<string[]> {
   const reader = body.getReader()

@@ -2,7 +2,7 @@
 // the safe HTTP policy for URLs given over the network, and the OpenAPI document.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { memoryWorkspace } from '../../adapters/index.ts'
-import { createApp } from '../../edge/app.ts'
+import { createApp } from '../../edge/http/app.ts'
 import { streamableServer, type LoopbackMcp } from './http-servers.ts'
 import { toolServer } from './fixtures/tool-server.mjs'
 

@@ -1,7 +1,7 @@
 // isoagent as its own peer: a session whose MCP client points at another isoagent's /mcp.
 import { describe, expect, it } from 'vitest'
 import { Agent, memoryWorkspace } from '../../adapters/index.ts'
-import { createApp } from '../../edge/app.ts'
+import { createApp } from '../../edge/http/app.ts'
 import { serve } from '../../edge/node.ts'
 
 describe('isoagent → isoagent over MCP', () => {

@@ -12,7 +12,12 @@ import {
   type Session,
   type SessionOptions,
 } from '../../adapters/index.ts'
-import { agentMcpSessions, mountMcp, type McpHandler, type McpSessions } from '../../edge/mcp.ts'
+import {
+  agentMcpSessions,
+  mountMcp,
+  type McpHandler,
+  type McpSessions,
+} from '../../edge/mcp/index.ts'
 
 const TOKEN = 'test-token'
 const files = { 'a.txt': 'alpha\nbeta\n' }
@@ -206,12 +211,13 @@ describe('MCP over Streamable HTTP (Hono on @hono/node-server)', () => {
 describe('MCP sessions: idle, limits, cancellation, confirmations', () => {
   it('closes an idle MCP session and its isoagent session; then 404', async () => {
     const rec = recording()
-    const served = await serveMcp({ sessions: rec.sessions, idleMs: 100 })
+    // 600 ms: a loaded machine can take over 100 ms between the client's first requests.
+    const served = await serveMcp({ sessions: rec.sessions, idleMs: 600 })
     try {
       const { client } = await connect(served.url, {}, withoutGetStream)
       await client.listTools()
       expect(served.handler.size).toBe(1)
-      await new Promise((r) => setTimeout(r, 400))
+      await new Promise((r) => setTimeout(r, 1500))
       expect(served.handler.size).toBe(0)
       expect(rec.closed).toEqual(rec.opened)
       await expect(client.listTools()).rejects.toThrow(/404|not found/i)

@@ -15,7 +15,7 @@ import { bundle, nodeSpecifiers } from '../runtime/bundle.ts'
 const WORKER = `
 import { DurableObject } from 'cloudflare:workers'
 import { memoryWorkspace } from '../../adapters/index.ts'
-import { agentMcpSessions, createMcpHandler } from '../../edge/mcp.ts'
+import { agentMcpSessions, createMcpHandler } from '../../edge/mcp/index.ts'
 
 export class McpEndpoint extends DurableObject {
   handler = createMcpHandler({

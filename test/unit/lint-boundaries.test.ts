@@ -89,6 +89,38 @@ describe('lint: part boundaries', () => {
   })
 })
 
+describe('lint: edge/ by entry point', () => {
+  it('keeps edge/http, edge/mcp and the edge entries out of edge/cloudflare, and mcp out of http', async () => {
+    const refused: [string, string][] = [
+      ['edge/http/x.ts', '../cloudflare/env.ts'],
+      ['edge/http/deep/x.ts', '../../cloudflare/worker.ts'],
+      ['edge/mcp/x.ts', '../cloudflare/registry.ts'],
+      ['edge/mcp/x.ts', '../http/app.ts'],
+      ['edge/index.ts', './cloudflare/worker.ts'],
+    ]
+    for (const [file, specifier] of refused)
+      expect(
+        await problems(file, `export * from '${specifier}'\n`),
+        `${file} -> ${specifier}`,
+      ).toEqual([BOUNDARY])
+  })
+
+  it('lets cloudflare use http and mcp, and http use mcp', async () => {
+    const allowed: [string, string][] = [
+      ['edge/cloudflare/x.ts', '../http/app.ts'],
+      ['edge/cloudflare/x.ts', '../mcp/index.ts'],
+      ['edge/http/x.ts', '../mcp/index.ts'],
+      ['edge/http/x.ts', '../version.ts'],
+      ['edge/index.ts', './http/app.ts'],
+    ]
+    for (const [file, specifier] of allowed)
+      expect(
+        await problems(file, `export * from '${specifier}'\n`),
+        `${file} -> ${specifier}`,
+      ).toEqual([])
+  })
+})
+
 describe('lint: Web-standard globals in src', () => {
   for (const code of [
     'export const home = process.env.HOME\n',

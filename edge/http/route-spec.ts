@@ -1,5 +1,5 @@
 import type { Context } from 'hono'
-import type { JsonSchema, ToolDefinition } from '../adapters/index.ts'
+import type { JsonSchema, ToolDefinition } from '../../adapters/index.ts'
 import type { HostedSession } from './hosted-session.ts'
 import type { SessionStore } from './session-store.ts'
 

@@ -1,11 +1,17 @@
-import type { JsonSchema, ToolDefinition } from '../adapters/index.ts'
+import type { JsonSchema, ToolDefinition } from '../../adapters/index.ts'
 import type { RouteResponse, RouteSpec } from './route-spec.ts'
 import { COMPONENT_SCHEMAS } from './schemas.ts'
 
 /** An OpenAPI 3.1 document (the parts this API uses). */
 export interface OpenApiDocument {
   openapi: '3.1.0'
-  info: { title: string; version: string; description: string }
+  info: {
+    title: string
+    version: string
+    description: string
+    license: { name: string; identifier: string }
+  }
+  servers: { url: string; description?: string }[]
   paths: Record<string, Record<string, JsonSchema>>
   components: { schemas: Record<string, JsonSchema>; securitySchemes: Record<string, JsonSchema> }
 }
@@ -68,7 +74,7 @@ function operation(route: RouteSpec, omit: string[] = []): JsonSchema {
 export function buildOpenApi(
   routes: readonly RouteSpec[],
   tools: readonly ToolDefinition[],
-  info: { version: string },
+  info: { version: string; serverUrl?: string },
 ): OpenApiDocument {
   const paths: OpenApiDocument['paths'] = {}
   const add = (path: string, method: string, op: JsonSchema) => {
@@ -88,7 +94,7 @@ export function buildOpenApi(
         summary: `Call ${tool.name}`,
         description: tool.description,
         requestBody: {
-          required: true,
+          required: route.requestBody?.required ?? false,
           content: { 'application/json': { schema: route.perTool(tool.parameters) } },
         },
       })
@@ -101,7 +107,9 @@ export function buildOpenApi(
       version: info.version,
       description:
         'Coding-agent tools over a workspace. Errors are `{ "error": { "code", "message" } }` with a 4xx status; a tool that fails is a 200 carrying its ToolResult with `exitCode: 1`.',
+      license: { name: 'MIT', identifier: 'MIT' },
     },
+    servers: [{ url: info.serverUrl ?? '/', description: 'this server' }],
     paths,
     components: {
       schemas: structuredClone(COMPONENT_SCHEMAS),

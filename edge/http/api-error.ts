@@ -19,6 +19,7 @@ export type ApiErrorCode =
   | 'turn_in_progress'
   | 'task_not_found'
   | 'mcp_connect_failed'
+  | 'host_not_allowed'
   | 'internal_error'
 
 /** The body of every error response: `{ "error": { "code", "message" } }`. */
@@ -31,16 +32,24 @@ export class ApiError extends Error {
   override readonly name = 'ApiError'
   readonly status: number
   readonly code: ApiErrorCode
+  /** Headers the response carries (e.g. `retry-after` on a 429). */
+  readonly headers: Record<string, string>
 
-  constructor(status: number, code: ApiErrorCode, message: string) {
+  constructor(
+    status: number,
+    code: ApiErrorCode,
+    message: string,
+    headers: Record<string, string> = {},
+  ) {
     super(message)
     this.status = status
     this.code = code
+    this.headers = headers
   }
 
   /** The JSON response this error answers with. */
   toResponse(headers?: Record<string, string>): Response {
-    return errorResponse(this.status, this.code, this.message, headers)
+    return errorResponse(this.status, this.code, this.message, { ...this.headers, ...headers })
   }
 }
 

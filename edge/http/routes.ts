@@ -1,5 +1,5 @@
 import type { Context } from 'hono'
-import { IsoagentError, type BackgroundTaskInfo } from '../adapters/index.ts'
+import { IsoagentError, type BackgroundTaskInfo } from '../../adapters/index.ts'
 import { ApiError } from './api-error.ts'
 import { isPlainObject, onlyFields, readJsonObject } from './body.ts'
 import { eventStream } from './event-stream.ts'
@@ -112,7 +112,12 @@ export function apiRoutes(ctx: AppContext): RouteSpec[] {
         '401': failure('missing or wrong bearer token'),
       },
       handler: async (c) =>
-        c.json(buildOpenApi(ctx.routes, await ctx.toolDefinitions(c), { version: ctx.version })),
+        c.json(
+          buildOpenApi(ctx.routes, await ctx.toolDefinitions(c), {
+            version: ctx.version,
+            serverUrl: new URL(c.req.url).origin,
+          }),
+        ),
     },
     {
       method: 'POST',
@@ -177,10 +182,10 @@ export function apiRoutes(ctx: AppContext): RouteSpec[] {
           properties: { args: { type: 'object', description: "the tool's arguments" } },
         },
       },
+      // An empty body (or one without `args`) is accepted as `{ "args": {} }`.
       perTool: (parameters) => ({
         type: 'object',
         additionalProperties: false,
-        required: ['args'],
         properties: { args: parameters },
       }),
       responses: {

@@ -1,4 +1,4 @@
-import { IsoagentError, type AgentEvent } from '../adapters/index.ts'
+import { IsoagentError, type AgentEvent } from '../../adapters/index.ts'
 import { SSE_HEARTBEAT_MS } from './event-stream.ts'
 import type { HostedSession } from './hosted-session.ts'
 

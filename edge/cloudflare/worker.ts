@@ -2,10 +2,15 @@
 // Durable Object (`IsoagentSession`), so every request of a session and its event stream reach
 // one object; so does each MCP session of `/mcp`. `wrangler.toml` names this file as `main`.
 import quickJsWasm from '@jitl/quickjs-wasmfile-release-sync/wasm'
-import { Agent, type SessionOptions, type SessionSnapshot } from '../adapters/index.ts'
-import { errorResponse } from './api-error.ts'
-import { createApp, DEFAULT_MAX_BODY_BYTES, type AppOptions, type IsoagentApp } from './app.ts'
-import { presentedToken, tokenChecker } from './auth.ts'
+import { Agent, type SessionOptions, type SessionSnapshot } from '../../adapters/index.ts'
+import { errorResponse } from '../http/api-error.ts'
+import {
+  createApp,
+  DEFAULT_MAX_BODY_BYTES,
+  type AppOptions,
+  type IsoagentApp,
+} from '../http/app.ts'
+import { presentedToken, tokenChecker } from '../http/auth.ts'
 import { objectSessionStore, type ObjectSessionStore } from './object-session-store.ts'
 import {
   agentFromEnv,
@@ -15,18 +20,12 @@ import {
   type DurableObjectStateLike,
   type WorkerEnv,
   type WorkerSettings,
-} from './worker-env.ts'
-import { IsoagentRegistry, leaseMs, registryClient } from './worker-registry.ts'
+} from './env.ts'
+import { IsoagentRegistry, leaseMs, registryClient } from './registry.ts'
 
 export { IsoagentRegistry }
-export type { WorkerEnv, WorkerSettings } from './worker-env.ts'
-export {
-  workerSettings,
-  workspaceFromEnv,
-  modelFromEnv,
-  agentFromEnv,
-  ConfigError,
-} from './worker-env.ts'
+export type { WorkerEnv, WorkerSettings } from './env.ts'
+export { workerSettings, workspaceFromEnv, modelFromEnv, agentFromEnv, ConfigError } from './env.ts'
 
 /** Set by the front Worker on the request that creates a session: the session's id. */
 const NEW_SESSION_HEADER = 'x-isoagent-new-session'
@@ -113,6 +112,12 @@ const sessionOptions = (settings: WorkerSettings): SessionOptions => ({
   ...(settings.permissions ? { permissions: settings.permissions } : {}),
 })
 
+/**
+ * The `Retry-After` of a 429: the registry counts leases, not idle times, so the most a held
+ * session that nobody uses can take to idle out (its object's alarm closes it then).
+ */
+const retryAfter = (settings: WorkerSettings) => String(Math.ceil(settings.sessionIdleMs / 1000))
+
 /** Options of {@link createWorker}. */
 export interface WorkerOptions {
   /**
@@ -154,6 +159,8 @@ export function createWorker(options: WorkerOptions = {}): IsoagentWorker {
             token: settings.token,
             session: sessionOptions(settings),
             agent: agentFromEnv(env),
+            // Cloudflare routes requests here by Host: it is the Worker's own; Origin is checked.
+            trustHost: true,
             ...(options.routes ? { routes: options.routes } : {}),
           }),
           authorized: (request, url) => check(presentedToken(request, url)),
@@ -178,6 +185,7 @@ export function createWorker(options: WorkerOptions = {}): IsoagentWorker {
         429,
         'too_many_sessions',
         `this server holds at most ${settings.maxSessions} sessions; close one (DELETE /v1/sessions/:id) or wait for an idle one to expire`,
+        { 'retry-after': retryAfter(settings) },
       )
     const headers = new Headers(request.headers)
     headers.set(NEW_SESSION_HEADER, id)
@@ -232,7 +240,10 @@ export function createWorker(options: WorkerOptions = {}): IsoagentWorker {
           },
           id: null,
         }),
-        { status: 429, headers: { 'content-type': 'application/json', 'retry-after': '1' } },
+        {
+          status: 429,
+          headers: { 'content-type': 'application/json', 'retry-after': retryAfter(settings) },
+        },
       )
     }
     headers.set(NEW_MCP_SESSION_HEADER, id)
@@ -422,6 +433,7 @@ export class IsoagentSession {
       token: settings.token,
       session: sessionOptions(settings),
       agent: agentFromEnv(this.env),
+      trustHost: true,
       store: this.store,
       sessionIdleMs: settings.sessionIdleMs,
       // The object of an MCP session holds that one; its id is the one the object is named by.

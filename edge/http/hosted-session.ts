@@ -1,4 +1,4 @@
-import type { Session, SessionEvent } from '../adapters/index.ts'
+import type { Session, SessionEvent } from '../../adapters/index.ts'
 
 /** Bounds of the per-session event history that `Last-Event-ID` replays from. */
 export interface EventHistoryLimits {

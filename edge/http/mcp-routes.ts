@@ -1,5 +1,5 @@
 import type { Context } from 'hono'
-import type { McpHandler } from './mcp.ts'
+import type { McpHandler } from '../mcp/index.ts'
 import type { RouteSpec } from './route-spec.ts'
 
 const SESSION_HEADER = {

@@ -7,9 +7,10 @@ import {
   type SessionOptions,
   type ToolDefinition,
   type WorkspaceServices,
-} from '../adapters/index.ts'
+} from '../../adapters/index.ts'
 import { ApiError, errorResponse } from './api-error.ts'
 import { presentedToken, tokenChecker } from './auth.ts'
+import { hostGuard } from './host-guard.ts'
 import type { EventHistoryLimits, HostedSession } from './hosted-session.ts'
 import type { AppContext, RouteSpec } from './route-spec.ts'
 import {
@@ -17,12 +18,13 @@ import {
   createMcpHandler,
   type McpHandler,
   type McpHandlerOptions,
-} from './mcp.ts'
+} from '../mcp/index.ts'
 import { mcpRoutes } from './mcp-routes.ts'
 import { apiRoutes } from './routes.ts'
 import { mcpClientRoutes } from './mcp-client-routes.ts'
 import { memorySessionStore, type SessionStore } from './session-store.ts'
-import { VERSION } from './version.ts'
+import { SessionPool } from '../session-pool.ts'
+import { VERSION } from '../version.ts'
 
 /** Default largest request body: 8 MiB; a larger one is refused with 413. */
 export const DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024
@@ -38,7 +40,10 @@ export interface AppOptions {
   token?: string
   /** Permissions, hooks, budget, policy, ... of every session. */
   session?: SessionOptions
-  /** Most sessions at once (default 64); past it `POST /v1/sessions` answers 429. */
+  /**
+   * Most sessions at once, API and MCP sessions together (default 64); past it
+   * `POST /v1/sessions` and an MCP `initialize` answer 429 with `Retry-After`.
+   */
   maxSessions?: number
   /** A session without requests or event streams for this long (ms) is closed (default 15 min). */
   sessionIdleMs?: number
@@ -63,13 +68,25 @@ export interface AppOptions {
    * gets a session of its own over `workspace`, with `session` options, `maxSessions` and
    * `sessionIdleMs` applied as to the API's sessions. `false` leaves it out.
    */
-  mcp?: boolean | Omit<McpHandlerOptions<Context>, 'sessions' | 'maxSessions' | 'idleMs'>
+  mcp?: boolean | Omit<McpHandlerOptions<Context>, 'sessions' | 'maxSessions' | 'idleMs' | 'pool'>
   /**
    * Static files served without a token for `GET`/`HEAD` requests no route answers, and for
    * `GET /` in place of the landing page (`isoagent serve` passes the web demo's build). An
    * `undefined` answer falls through to the landing page or the usual 404.
    */
   assets?: StaticAssets
+  /**
+   * Host names a request may name in `Host` and `Origin` besides loopback names and IP literals
+   * on the port the request came in on (a deployment behind a proxy or under a DNS name):
+   * `example.com`, `example.com:8443`, `.example.com` (and its subdomains), `*` (no check). Any
+   * other name is refused with 403 `host_not_allowed`, which defeats DNS rebinding.
+   */
+  allowedHosts?: readonly string[]
+  /**
+   * Every `Host` is this server's own, as on a platform that routes requests by it (the Worker
+   * sets this); `Origin`, when sent, must still name that host or an allowed one.
+   */
+  trustHost?: boolean
 }
 
 /** A static file server: the response for a request's path, or `undefined` when none is held. */
@@ -87,6 +104,13 @@ export type IsoagentApp = Hono & {
   close(): Promise<void>
 }
 
+/** The port a request came in on, when the server says (`serve` passes Node's socket). */
+function localPortOf(c: Context): number | undefined {
+  const env = c.env as { incoming?: { socket?: { localPort?: unknown } } } | undefined
+  const port = env?.incoming?.socket?.localPort
+  return typeof port === 'number' ? port : undefined
+}
+
 const pathPattern = (path: string) =>
   new RegExp('^' + path.replace(/:[A-Za-z_][A-Za-z0-9_]*/g, '[^/]+') + '/?$')
 
@@ -99,11 +123,19 @@ export function createApp(options: AppOptions): IsoagentApp {
   if (typeof options?.workspace !== 'function')
     throw new TypeError('createApp: options.workspace must be a function returning a workspace')
   const agent = options.agent ?? Agent.create()
+  // API and MCP sessions share one pool, so `maxSessions` bounds them together (a custom store
+  // keeps its own sessions; MCP then gets a pool of its own with the same limits).
+  const pool =
+    options.store === undefined
+      ? new SessionPool({
+          ...(options.maxSessions !== undefined ? { maxSessions: options.maxSessions } : {}),
+          ...(options.sessionIdleMs !== undefined ? { idleMs: options.sessionIdleMs } : {}),
+        })
+      : undefined
   const store =
     options.store ??
     memorySessionStore({
-      ...(options.maxSessions !== undefined ? { maxSessions: options.maxSessions } : {}),
-      ...(options.sessionIdleMs !== undefined ? { sessionIdleMs: options.sessionIdleMs } : {}),
+      ...(pool ? { pool } : {}),
       ...(options.eventHistory ? { eventHistory: options.eventHistory } : {}),
     })
   const checkToken = options.token === undefined ? undefined : tokenChecker(options.token)
@@ -163,6 +195,7 @@ export function createApp(options: AppOptions): IsoagentApp {
             ...(options.session ? { session: options.session } : {}),
             agent,
           }),
+          ...(pool ? { pool } : {}),
           ...(options.maxSessions !== undefined ? { maxSessions: options.maxSessions } : {}),
           ...(options.sessionIdleMs !== undefined ? { idleMs: options.sessionIdleMs } : {}),
         })
@@ -181,6 +214,16 @@ export function createApp(options: AppOptions): IsoagentApp {
     })
 
   const app = new Hono()
+  const checkHost = hostGuard({
+    ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
+    ...(options.trustHost ? { trustHost: true } : {}),
+  })
+  // Before every route, the assets and the 404: a page under a rebound name gets nothing.
+  app.use('*', async (c, next) => {
+    const refused = checkHost(c.req.raw, localPortOf(c))
+    if (refused !== undefined) return refused
+    await next()
+  })
   const limit = bodyLimit({
     maxSize: maxBodyBytes,
     onError: () =>
@@ -224,6 +267,7 @@ export function createApp(options: AppOptions): IsoagentApp {
     mcp,
     close: async () => {
       await Promise.all([mcp?.close(), store.closeAll()])
+      await pool?.closeAll()
     },
   })
 }

@@ -1,7 +1,7 @@
-import type { Session } from '../adapters/index.ts'
-import { ApiError } from './api-error.ts'
-import { HostedSession, type EventHistoryLimits } from './hosted-session.ts'
-import type { SessionStore } from './session-store.ts'
+import type { Session } from '../../adapters/index.ts'
+import { ApiError } from '../http/api-error.ts'
+import { HostedSession, type EventHistoryLimits } from '../http/hosted-session.ts'
+import type { SessionStore } from '../http/session-store.ts'
 
 /** Options of {@link objectSessionStore}. */
 export interface ObjectSessionStoreOptions {

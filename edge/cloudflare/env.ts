@@ -8,10 +8,10 @@ import {
   type LanguageModel,
   type PermissionRules,
   type WorkspaceServices,
-} from '../adapters/index.ts'
-import { r2Workspace, type R2BucketLike } from '../adapters/r2/index.ts'
-import { s3Workspace } from '../adapters/s3/index.ts'
-import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS } from './session-store.ts'
+} from '../../adapters/index.ts'
+import { r2Workspace, type R2BucketLike } from '../../adapters/r2/index.ts'
+import { s3Workspace } from '../../adapters/s3/index.ts'
+import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS } from '../http/session-store.ts'
 
 /** The part of a Durable Object id the Worker passes around (opaque). */
 export type DurableObjectIdLike = object

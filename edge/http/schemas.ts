@@ -1,4 +1,4 @@
-import { SNAPSHOT_SCHEMA, type JsonSchema } from '../adapters/index.ts'
+import { SNAPSHOT_SCHEMA, type JsonSchema } from '../../adapters/index.ts'
 
 const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` })
 export { ref as schemaRef }
@@ -111,7 +111,11 @@ export const COMPONENT_SCHEMAS: Record<string, JsonSchema> = {
       name: { type: 'string' },
       output: { type: 'string' },
       exitCode: { type: 'integer', enum: [0, 1] },
-      metadata: { type: 'object' },
+      metadata: {
+        type: 'object',
+        additionalProperties: true,
+        description: "the tool's metadata (fields per tool; see each tool's documentation)",
+      },
       errorKind: {
         type: 'object',
         required: ['type'],

@@ -1,5 +1,5 @@
 // The session counter of the Worker: one Durable Object that holds a lease per open session.
-import type { DurableObjectNamespaceLike, DurableObjectStateLike } from './worker-env.ts'
+import type { DurableObjectNamespaceLike, DurableObjectStateLike } from './env.ts'
 
 const REGISTRY_NAME = 'isoagent:sessions'
 const LEASE_PREFIX = 'lease:'

@@ -4,7 +4,7 @@ import {
   checkServerConfig,
   safeMcpFetch,
   type NetOptions,
-} from '../adapters/index.ts'
+} from '../../adapters/index.ts'
 import { ApiError } from './api-error.ts'
 import { isPlainObject, onlyFields, readJsonObject } from './body.ts'
 import type { HostedSession } from './hosted-session.ts'
