@@ -76,6 +76,8 @@ export function isomorphicGitBackend(options: IsomorphicBackendOptions): GitBack
     invalidate: () => {
       shared.cache = {}
     },
+    statOids: new Map(),
+    packOids: new Map(),
   }
   const withSignal = (signal: AbortSignal): GitBackend => {
     const call = { changing: false }

@@ -1,5 +1,6 @@
 import * as git from 'isomorphic-git'
 import type { GitHead, GitSignature } from '../../../workspace/git-backend.ts'
+import type { SortedOids } from '../abbrev.ts'
 import type { IsoGitFs } from '../fs-bridge.ts'
 import { inPrefix, tzOfOffset } from '../git-text.ts'
 import { unmergedOfIndex } from './index-file.ts'
@@ -40,6 +41,14 @@ export interface RepoShared {
   cache: object
   /** Forget cached packfiles and indexes after this backend wrote objects or refs. */
   invalidate(): void
+  /**
+   * Blob ids of working-tree files by path and stat, for files `status` had to hash (a stat
+   * the index does not hold): kept across calls, so a repository whose index was written
+   * elsewhere (imported into a browser) is hashed once, not at every `status`.
+   */
+  statOids: Map<string, string>
+  /** Object tables of pack indexes by file name (a pack's name is its content's hash). */
+  packOids: Map<string, SortedOids>
 }
 
 /**

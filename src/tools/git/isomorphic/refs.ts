@@ -70,10 +70,17 @@ async function packIndexes(repo: RepoContext): Promise<SortedOids[]> {
   const out: SortedOids[] = []
   for (const name of names.filter((n) => n.endsWith('.idx')).sort(compareBytes)) {
     if (!present.has(`${name.slice(0, -4)}.pack`)) continue
+    const known = repo.packOids.get(name)
+    if (known !== undefined) {
+      out.push(known)
+      continue
+    }
     const bytes = await repo.readBytes(`${repo.gitdir}/objects/pack/${name}`)
     if (bytes === undefined) continue
     try {
-      out.push(packIndexOids(bytes))
+      const oids = packIndexOids(bytes)
+      repo.packOids.set(name, oids)
+      out.push(oids)
     } catch {
       // git skips a pack index it cannot read.
     }
