@@ -12,6 +12,9 @@
 // once, alternating which goes first. Figures are medians; the ratio is the median of per-round
 // ratios.
 //
+// The browser row (bench/git-browser.ts) imports the same repository into lightning-fs in
+// headless Chromium and times status and log in the page (GIT_BENCH_BROWSER=0 leaves it out).
+//
 //   npx tsx bench/git.ts          (GIT_BENCH_ROUNDS=n to change the number of rounds)
 import { execFileSync, spawn } from 'node:child_process'
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
@@ -19,6 +22,7 @@ import * as nodePath from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { Agent, type Session } from '../adapters/index.ts'
 import { localWorkspace } from '../adapters/node-fs/index.ts'
+import { browserRows } from './git-browser.ts'
 import { machineLine, median } from './harness.ts'
 
 const REPO = nodePath.resolve(import.meta.dirname, '..')
@@ -215,6 +219,21 @@ async function main(): Promise<void> {
       ),
     )
     await session.close()
+  }
+  if (process.env.GIT_BENCH_BROWSER !== '0') {
+    const browser = await browserRows(
+      DATA,
+      {
+        status: () => runGit(['status', '--porcelain', '-b', '-uall']),
+        log: () => runGit(['log', '--no-decorate', '-n', '100']),
+      },
+      Math.max(3, Math.ceil(ROUNDS / 2)),
+    )
+    console.log(
+      `browser: ${browser.files} files imported into lightning-fs in ${(browser.importMs / 1000).toFixed(1)} s; first status (hashes every file once) ${browser.firstStatusMs.toFixed(0)} ms`,
+    )
+    for (const r of browser.rows)
+      rows.push({ ...r, backend: 'isomorphic-git, Chromium + lightning-fs' })
   }
 
   console.log(
