@@ -82,7 +82,10 @@ async function timeBoth(ours: () => Promise<unknown>, peer: () => Promise<unknow
 async function loadRow(name: string, ws: WorkspaceServices) {
   const registry = await SkillRegistry.load(ws)
   if (registry.all().length !== COUNT) throw new Error(`${name}: found ${registry.all().length}`)
-  const t = await timeBoth(() => SkillRegistry.load(ws), () => listAndRead(ws))
+  const t = await timeBoth(
+    () => SkillRegistry.load(ws),
+    () => listAndRead(ws),
+  )
   return `| registry load, ${COUNT} skills, ${name} | ${t.ours.toFixed(0)} | ${t.peer.toFixed(0)} | ${t.ratio.toFixed(2)}× |`
 }
 

@@ -50,13 +50,11 @@ export type SessionEvent =
   | SkillEvent
 
 /** A skill's use: its body loaded, a child run started and finished (`Skill` tool). */
-export interface SkillEvent {
-  type: 'skill_loaded' | 'skill_started' | 'skill_finished'
-  skill: string
-  timestamp: number
-  /** `skill_finished`: 0 when the child run answered, 1 when it failed. */
-  exitCode?: number
-}
+export type SkillEvent =
+  | { type: 'skill_loaded'; skill: string; timestamp: number }
+  | { type: 'skill_started'; skill: string; timestamp: number }
+  /** `exitCode`: 0 when the child run answered, 1 when it failed. */
+  | { type: 'skill_finished'; skill: string; timestamp: number; exitCode?: number }
 
 /** Default events a slow subscriber may have waiting before the oldest are dropped. */
 export const DEFAULT_EVENT_BUFFER = 1024

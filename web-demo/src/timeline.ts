@@ -77,6 +77,20 @@ export function timeline(): {
         return
       }
       if (event.type === 'tool_state') return
+      if (
+        event.type === 'skill_loaded' ||
+        event.type === 'skill_started' ||
+        event.type === 'skill_finished'
+      ) {
+        list.prepend(
+          h(
+            'li',
+            { class: 'note', 'data-skill': event.skill },
+            `${event.type.replace('_', ' ')}: ${event.skill}`,
+          ),
+        )
+        return
+      }
       const el = entry(event.callId, event.toolName, event.timestamp)
       if (event.parentCallId) el.dataset.parent = event.parentCallId
       switch (event.type) {
