@@ -12,6 +12,7 @@ import type { WebSearchOptions } from '../tools/web-search/web-search.ts'
 import type { WorkspaceServices } from '../workspace/workspace-services.ts'
 import type { CustomTool } from './custom-tool.ts'
 import type { SkillsOptions } from '../skills/skill.ts'
+import { resolveRetrievalOptions, type RetrievalOptions } from '../retrieval/retrieval-options.ts'
 
 /** Options of {@link Agent.session}. */
 export interface SessionOptions {
@@ -62,6 +63,11 @@ export interface SessionOptions {
    * discoverable skill exists.
    */
   skills?: SkillsOptions | false
+  /**
+   * Semantic retrieval: with an embedder, `search` gains the `semantic` and `hybrid` modes over
+   * an index the session builds in the background (see `session.retrievalStatus()`).
+   */
+  retrieval?: RetrievalOptions
 }
 
 /** Options of {@link Agent.resumeSession}. */
@@ -87,6 +93,7 @@ const OPTION_KEYS = new Set<string>([
   'webSearch',
   'net',
   'skills',
+  'retrieval',
   'workspace',
 ])
 
@@ -111,6 +118,7 @@ export function checkOptions(options: SessionOptions): void {
     throw new IsoagentError('invalid_argument', 'redactSecrets must be an array of strings')
   }
   checkSkillsOption(options.skills)
+  if (options.retrieval !== undefined) resolveRetrievalOptions(options.retrieval)
   const author = options.gitAuthor
   if (
     author !== undefined &&
