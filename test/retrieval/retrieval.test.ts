@@ -147,10 +147,10 @@ describe('semantic mode', () => {
 describe('hybrid mode', () => {
   it('puts an exact identifier first whatever the other channels say', async () => {
     const files = {
-      'a/notes.md': 'parse config parse config settings options parser configuration parse\n',
-      'b/more.md': 'config parsing options: parse the configuration settings\n',
-      'c/impl.ts':
-        'export const x = 1\nfunction loadSettingsFile() {}\nconst y = readConfigNow()\n',
+      'a/decoy.ts':
+        'function readconfignow() {\n  // read config now: read the config now, config settings now\n}\n',
+      'b/more.md': 'config parsing options: read the configuration settings now\n',
+      'c/impl.ts': 'zz qq readConfigNow() ww\n',
     }
     const session = await open(files)
     const r = await search(session, { mode: 'hybrid', query: 'readConfigNow' })
@@ -165,7 +165,11 @@ describe('hybrid mode', () => {
       algorithm: 'rrf_k60',
       channels: { symbol: 'regex' },
     })
-    expect(r.output).toMatch(/^1\. c\/impl\.ts:1-3 \(rrf 0\.\d{5}; exact#1/)
+    expect(r.output).toMatch(/^1\. c\/impl\.ts:1-1 \(rrf 0\.\d{5}; exact#1/)
+    // the decoy outscores it on fused score (more channels), yet the identifier comes first
+    const [impl, decoy] = r.metadata!.results as { path: string; fused_score: number }[]
+    expect(decoy!.path).toBe('a/decoy.ts')
+    expect(decoy!.fused_score).toBeGreaterThan(impl!.fused_score)
     await session.close()
   })
 
