@@ -20,6 +20,7 @@ import {
 } from './mcp.ts'
 import { mcpRoutes } from './mcp-routes.ts'
 import { apiRoutes } from './routes.ts'
+import { retrievalRoutes } from './retrieval-routes.ts'
 import { memorySessionStore, type SessionStore } from './session-store.ts'
 import { VERSION } from './version.ts'
 
@@ -165,7 +166,12 @@ export function createApp(options: AppOptions): IsoagentApp {
           ...(options.maxSessions !== undefined ? { maxSessions: options.maxSessions } : {}),
           ...(options.sessionIdleMs !== undefined ? { idleMs: options.sessionIdleMs } : {}),
         })
-  routes.push(...apiRoutes(ctx), ...(mcp ? mcpRoutes(mcp) : []), ...(options.routes?.(ctx) ?? []))
+  routes.push(
+    ...apiRoutes(ctx),
+    ...retrievalRoutes(ctx),
+    ...(mcp ? mcpRoutes(mcp) : []),
+    ...(options.routes?.(ctx) ?? []),
+  )
 
   const authorized = (c: Context) =>
     checkToken === undefined || checkToken(presentedToken(c.req.raw, new URL(c.req.url)))
