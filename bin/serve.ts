@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util'
 import { Agent, type PermissionRules, type WorkspaceServices } from '../adapters/index.ts'
 import { memoryWorkspace } from '../adapters/memory/index.ts'
 import { MODEL_OPTIONS, MODEL_USAGE, modelFromFlags } from './model-flags.ts'
+import { EMBEDDINGS_OPTIONS, EMBEDDINGS_USAGE, embeddingsFromFlags } from './embeddings-flags.ts'
 import { localWorkspace } from '../adapters/node-fs/index.ts'
 
 const USAGE = `isoagent serve — the HTTP API over a workspace
@@ -14,6 +15,7 @@ Usage:
   isoagent serve [--workspace DIR | s3://bucket/prefix | memory] [--port 8787]
                  [--host 127.0.0.1] [--token T] [--allow|--ask|--deny RULE]...
                  [--model-provider openai|anthropic [--model-base-url U] [--model M]]
+                 [--embeddings-url U --embeddings-model M]
 
 Options:
   -w, --workspace W   a directory (default: current directory), s3://bucket/prefix (AWS
@@ -27,6 +29,7 @@ Options:
                       rule makes a call wait until it is approved (the web demo's dialog,
                       or POST /v1/sessions/:id/confirmations/:callId)
 ${MODEL_USAGE}
+${EMBEDDINGS_USAGE}
   -h, --help          this text
 
 GET / serves the web demo (no token needed for its files; it asks the API with the token
@@ -97,6 +100,7 @@ export async function serveCommand(
         ask: { type: 'string', multiple: true },
         deny: { type: 'string', multiple: true },
         ...MODEL_OPTIONS,
+        ...EMBEDDINGS_OPTIONS,
         help: { type: 'boolean', short: 'h', default: false },
       },
     }))
@@ -125,7 +129,16 @@ export async function serveCommand(
     ...(values.ask ? { ask: values.ask } : {}),
     ...(values.deny ? { deny: values.deny } : {}),
   }
-  const session = Object.keys(permissions).length > 0 ? { permissions } : {}
+  const rules = Object.keys(permissions).length > 0 ? { permissions } : {}
+  const embedder = embeddingsFromFlags(values, process.env)
+  if (embedder.kind === 'error') {
+    err.write(`isoagent serve: ${embedder.message}\n`)
+    return 2
+  }
+  const session =
+    embedder.kind === 'embeddings'
+      ? { ...rules, retrieval: { embeddings: embedder.embeddings } }
+      : rules
 
   const choice = modelFromFlags(values, process.env)
   if (choice.kind === 'error') {
@@ -148,7 +161,7 @@ export async function serveCommand(
   ])
   let tools: string[]
   try {
-    const probe = await agent.session(workspace.open(), session)
+    const probe = await agent.session(workspace.open(), rules)
     tools = probe.toolNames()
     if (values.workspace !== 'memory') await probe.close()
   } catch (error) {
@@ -181,6 +194,7 @@ export async function serveCommand(
       `isoagent ${VERSION} serving ${workspace.describe}`,
       `  tools:  ${tools.join(', ')}`,
       ...(Object.keys(permissions).length > 0 ? [`  rules:  ${JSON.stringify(permissions)}`] : []),
+      ...(embedder.kind === 'embeddings' ? [`  embeddings: ${embedder.describe}`] : []),
       `  model:  ${choice.kind === 'model' ? choice.describe : 'none (the chat needs --model-provider; see --help)'}`,
       `  open:   ${url}/?token=${encodeURIComponent(token)}`,
       `  health: curl -s ${url}/v1/health`,
