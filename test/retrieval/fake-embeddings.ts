@@ -27,7 +27,7 @@ function hashWord(word: string): number {
 
 /** The fake's embedding of a text: concept dimensions weigh 1, other words 0.2. */
 export function embedText(text: string): number[] {
-  const v = new Array<number>(FAKE_DIMENSION).fill(0)
+  const v: number[] = Array.from({ length: FAKE_DIMENSION }, () => 0)
   const words =
     text
       .replace(/([a-z])([A-Z])/g, '$1 $2')
@@ -38,7 +38,7 @@ export function embedText(text: string): number[] {
     if (concept >= 0) v[concept]! += 1
     else v[hashWord(word)]! += 0.2
   }
-  if (v.every((x) => x === 0)) v[FAKE_DIMENSION - 1] = 1
+  if (v.every((x) => x === 0)) v[v.length - 1] = 1
   return v
 }
 
