@@ -38,7 +38,7 @@ export function embedText(text: string): number[] {
     if (concept >= 0) v[concept]! += 1
     else v[hashWord(word)]! += 0.2
   }
-  if (v.every((x) => x === 0)) v[v.length - 1] = 1
+  if (!v.some((x) => x !== 0)) v[v.length - 1] = 1
   return v
 }
 
