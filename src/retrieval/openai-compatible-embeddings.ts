@@ -54,8 +54,8 @@ function decodeBase64Floats(text: string): Float32Array {
   return out
 }
 
-/** The typed embedding failure of a provider error. */
-function asEmbeddingFailure(error: IsoagentError): IsoagentError {
+/** The typed embedding failure (`data.kind`) of a provider error. */
+export function asEmbeddingFailure(error: IsoagentError): IsoagentError {
   const retryAfter =
     typeof error.data.retry_after_ms === 'number' ? error.data.retry_after_ms : null
   switch (error.code) {
