@@ -220,6 +220,29 @@ describe('index lifecycle', () => {
     await session.close()
   })
 
+  it('re-queues a file that changes while it is being embedded', async () => {
+    fake.behaviour.delayMs = 300
+    const session = await open(
+      { 'a.ts': 'export const OLD_TEXT = 1 // database\n' },
+      { readinessTimeoutMs: 0 },
+    )
+    await new Promise((r) => setTimeout(r, 100)) // the first embedding call is in flight
+    await session.writeFile('a.ts', 'export const NEW_TEXT = 2 // shutdown\n')
+    fake.behaviour.delayMs = 0
+    await settled(session)
+    expect(fake.inputs.some((t) => t.includes('OLD_TEXT'))).toBe(true)
+    expect(fake.inputs.some((t) => t.includes('NEW_TEXT'))).toBe(true)
+    const r = await search(session, { mode: 'semantic', query: 'shutdown' })
+    expect(r.metadata!.fallback).toBe(null)
+    expect(r.output).toContain('NEW_TEXT')
+    expect(session.retrievalStatus()).toMatchObject({
+      phase: 'ready',
+      indexedFiles: 1,
+      indexedChunks: 1,
+    })
+    await session.close()
+  })
+
   it('fails a file alone (degraded) and never sends excluded paths', async () => {
     fake.behaviour.rejectText = 'POISON'
     const session = await open({
