@@ -3,6 +3,7 @@ import { looksBinary } from '../text/bytes.ts'
 import type { WorkspacePath } from '../workspace/workspace-path.ts'
 import type { WorkspaceServices } from '../workspace/workspace-services.ts'
 import { chunkFile } from './chunker.ts'
+import { BatchCoalescer } from './batch-coalescer.ts'
 import { batchesOf, embedBatch } from './embed-batches.ts'
 import { embeddingFailure, type EmbeddingModel } from './embedding-model.ts'
 import { MAX_ELIGIBLE_FILE_BYTES, isEligiblePath } from './eligibility.ts'
@@ -17,7 +18,8 @@ import { VectorIndex } from './vector-index.ts'
 /** Lists the workspace's files for indexing (the session gives a ripgrep-like walk). */
 export type FileLister = (signal: AbortSignal) => AsyncIterable<WorkspacePath>
 
-const WORKERS = 2
+/** Files read and embedded at once (their requests share embedding calls). */
+const WORKERS = 8
 /** Times a file that keeps changing while embedded is re-queued before it counts as failed. */
 const MAX_REQUEUES = 3
 
@@ -41,6 +43,7 @@ export class WorkspaceRetrieval {
   private readonly again = new Set<string>()
   private readonly textBytes = new Map<string, number>()
   private totalTextBytes = 0
+  private readonly coalescer: BatchCoalescer
   private walking = false
   private running = 0
   private closed = false
@@ -56,6 +59,9 @@ export class WorkspaceRetrieval {
     this.readinessTimeoutMs = resolved.readinessTimeoutMs
     this.limits = resolved.limits
     this.index = new VectorIndex(this.model.dimension)
+    this.coalescer = new BatchCoalescer(this.model, this.limits, this.controller.signal, () =>
+      this.dimension(),
+    )
   }
 
   /** Start the background build (walk the workspace, queue the eligible files). */
@@ -252,12 +258,11 @@ export class WorkspaceRetrieval {
       this.forget(path)
       throw new IsoagentError('too_large', `${path}: over the index budget`)
     }
-    const vectors: Float32Array[] = []
-    for (const batch of batchesOf(
+    const batches = batchesOf(
       chunks.map((c) => ({ id: c.id, text: c.text })),
       this.limits,
-    ))
-      vectors.push(...(await embedBatch(this.model, batch, this.limits, signal, this.dimension())))
+    )
+    const vectors = (await Promise.all(batches.map((b) => this.coalescer.embed(b)))).flat()
     if (this.closed) throw embeddingFailure('cancelled', 'closed')
     const after = await this.workspace.stat(path)
     if (after?.version !== before.version) return this.changedWhileEmbedding(path)

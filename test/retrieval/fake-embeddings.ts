@@ -66,6 +66,8 @@ export interface FakeEmbeddings {
   url: string
   /** Every input text received, in order. */
   inputs: string[]
+  /** Inputs per request, in order. */
+  requestSizes: number[]
   /** Status codes answered, in order. */
   statuses: number[]
   behaviour: FakeBehaviour
@@ -86,7 +88,12 @@ async function bodyOf(req: IncomingMessage): Promise<Record<string, unknown>> {
 }
 
 export async function startFakeEmbeddings(): Promise<FakeEmbeddings> {
-  const fake = { inputs: [] as string[], statuses: [] as number[], behaviour: {} as FakeBehaviour }
+  const fake = {
+    inputs: [] as string[],
+    requestSizes: [] as number[],
+    statuses: [] as number[],
+    behaviour: {} as FakeBehaviour,
+  }
   const hung: ServerResponse[] = []
   const answer = (res: ServerResponse, status: number, body: unknown, headers = {}): void => {
     fake.statuses.push(status)
@@ -100,6 +107,7 @@ export async function startFakeEmbeddings(): Promise<FakeEmbeddings> {
       const body = await bodyOf(req)
       const inputs = typeof body.input === 'string' ? [body.input] : (body.input as string[])
       fake.inputs.push(...inputs)
+      fake.requestSizes.push(inputs.length)
       const b = fake.behaviour
       if (
         b.hang === true ||

@@ -25,6 +25,7 @@ afterEach(() => {
   fake.behaviour = {}
   fake.inputs.length = 0
   fake.statuses.length = 0
+  fake.requestSizes.length = 0
 })
 
 const SERVER = [
@@ -240,6 +241,19 @@ describe('index lifecycle', () => {
       indexedFiles: 1,
       indexedChunks: 1,
     })
+    await session.close()
+  })
+
+  it('packs small files into shared embedding calls (≤ 64 inputs each)', async () => {
+    const files = Object.fromEntries(
+      Array.from({ length: 100 }, (_, i) => [`f${i}.ts`, `export const v${i} = ${i}\n`]),
+    )
+    const session = await open(files)
+    await settled(session)
+    expect(session.retrievalStatus()).toMatchObject({ phase: 'ready', indexedFiles: 100 })
+    expect(fake.inputs).toHaveLength(100)
+    expect(fake.requestSizes.length).toBeLessThan(50)
+    expect(Math.max(...fake.requestSizes)).toBeLessThanOrEqual(64)
     await session.close()
   })
 
