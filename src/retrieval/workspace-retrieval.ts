@@ -240,7 +240,6 @@ export class WorkspaceRetrieval {
 
   /** Read, chunk, embed and publish one file; re-queue it if it changed meanwhile. */
   private async indexFile(path: WorkspacePath): Promise<void> {
-    const signal = this.controller.signal
     const before = await this.workspace.stat(path)
     if (before === undefined || before.kind !== 'file' || before.size > MAX_ELIGIBLE_FILE_BYTES)
       return this.drop(path)
