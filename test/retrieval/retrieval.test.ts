@@ -174,6 +174,20 @@ describe('hybrid mode', () => {
     await session.close()
   })
 
+  it('answers from the other channels when the embedder fails the query', async () => {
+    const session = await open(FILES)
+    await settled(session)
+    fake.behaviour.rejectText = 'openDatabase'
+    const r = await search(session, { mode: 'hybrid', query: 'openDatabase' })
+    expect(r.exitCode).toBe(0)
+    expect(r.metadata).toMatchObject({ channels: { semantic: 'unavailable' } })
+    expect(results(r)[0]).toMatchObject({ path: 'src/db.ts', exact_identifier: true })
+    expect(r.output).toContain('[semantic channel unavailable:')
+    const semantic = await search(session, { mode: 'semantic', query: 'openDatabase' })
+    expect(semantic.exitCode).toBe(1)
+    await session.close()
+  })
+
   it('keeps at most 2 chunks per file', async () => {
     const many = Array.from(
       { length: 400 },
