@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util'
 import { Agent, type PermissionRules, type WorkspaceServices } from '../adapters/index.ts'
 import { memoryWorkspace } from '../adapters/memory/index.ts'
 import { MODEL_OPTIONS, MODEL_USAGE, modelFromFlags } from './model-flags.ts'
+import { EMBEDDINGS_OPTIONS, EMBEDDINGS_USAGE, embeddingsFromFlags } from './embeddings-flags.ts'
 import { localWorkspace } from '../adapters/node-fs/index.ts'
 import { readMcpConfig } from './mcp-config.ts'
 
@@ -17,6 +18,7 @@ Usage:
                  [--allow|--ask|--deny RULE]...
                  [--model-provider openai|anthropic [--model-base-url U] [--model M]]
                  [--mcp-config FILE]
+                 [--embeddings-url U --embeddings-model M]
 
 Options:
   -w, --workspace W   a directory (default: current directory), s3://bucket/prefix (AWS
@@ -38,6 +40,7 @@ ${MODEL_USAGE}
       --mcp-config F  MCP servers every session connects, as .mcp.json ({ "mcpServers":
                       { name: { command, args, env } | { type: "http", url, headers } } });
                       default ./.mcp.json when present. Their tools: mcp__<name>__<tool>
+${EMBEDDINGS_USAGE}
   -h, --help          this text
 
 GET / serves the web demo (no token needed for its files; it asks the API with the token
@@ -110,6 +113,7 @@ export async function serveCommand(
         deny: { type: 'string', multiple: true },
         ...MODEL_OPTIONS,
         'mcp-config': { type: 'string' },
+        ...EMBEDDINGS_OPTIONS,
         help: { type: 'boolean', short: 'h', default: false },
       },
     }))
@@ -145,9 +149,15 @@ export async function serveCommand(
     err.write(`isoagent serve: ${(error as Error).message}\n`)
     return 2
   }
+  const embedder = embeddingsFromFlags(values, process.env)
+  if (embedder.kind === 'error') {
+    err.write(`isoagent serve: ${embedder.message}\n`)
+    return 2
+  }
   const session = {
     ...(Object.keys(permissions).length > 0 ? { permissions } : {}),
     ...(mcpServers ? { mcpServers } : {}),
+    ...(embedder.kind === 'embeddings' ? { retrieval: { embeddings: embedder.embeddings } } : {}),
   }
 
   const choice = modelFromFlags(values, process.env)
@@ -171,7 +181,11 @@ export async function serveCommand(
   ])
   let tools: string[]
   try {
-    const probe = await agent.session(workspace.open(), session)
+    // The probe lists the tools; it builds no retrieval index.
+    const { retrieval: _index, ...probeOptions } = session as typeof session & {
+      retrieval?: unknown
+    }
+    const probe = await agent.session(workspace.open(), probeOptions)
     tools = probe.toolNames()
     if (values.workspace !== 'memory') await probe.close()
   } catch (error) {
@@ -205,6 +219,7 @@ export async function serveCommand(
       `isoagent ${VERSION} serving ${workspace.describe}`,
       `  tools:  ${tools.join(', ')}`,
       ...(Object.keys(permissions).length > 0 ? [`  rules:  ${JSON.stringify(permissions)}`] : []),
+      ...(embedder.kind === 'embeddings' ? [`  embeddings: ${embedder.describe}`] : []),
       `  model:  ${choice.kind === 'model' ? choice.describe : 'none (the chat needs --model-provider; see --help)'}`,
       ...(mcpServers ? [`  mcp:    ${Object.keys(mcpServers).join(', ')}`] : []),
       `  open:   ${url}/?token=${encodeURIComponent(token)}`,

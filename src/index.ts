@@ -181,3 +181,20 @@ export type {
 } from './skills/skill.ts'
 export type { SkillEvent } from './kernel/events.ts'
 export * from './mcp-client/index.ts'
+export { openAICompatibleEmbeddings } from './retrieval/openai-compatible-embeddings.ts'
+export type { OpenAICompatibleEmbeddingsOptions } from './retrieval/openai-compatible-embeddings.ts'
+export {
+  checkEmbeddingAnswer,
+  embeddingFailure,
+  isRetryableEmbeddingFailure,
+} from './retrieval/embedding-model.ts'
+export type {
+  EmbeddingFailureKind,
+  EmbeddingInput,
+  EmbeddingModel,
+  EmbeddingVector,
+} from './retrieval/embedding-model.ts'
+export { CHUNK_LIMITS, chunkId } from './retrieval/chunker.ts'
+export { RETRIEVAL_DEFAULTS } from './retrieval/retrieval-options.ts'
+export type { RetrievalLimits, RetrievalOptions } from './retrieval/retrieval-options.ts'
+export type { RetrievalPhase, RetrievalStatus } from './retrieval/retrieval-status.ts'

@@ -16,6 +16,7 @@ export type ApiErrorCode =
   | 'not_configured'
   | 'shutting_down'
   | 'model_not_configured'
+  | 'retrieval_not_configured'
   | 'turn_in_progress'
   | 'task_not_found'
   | 'mcp_connect_failed'

@@ -139,7 +139,11 @@ function callOptionsOf(request: ModelRequest, signal?: AbortSignal): LanguageMod
 }
 
 /** The typed failure for whatever an AI SDK model threw (its `APICallError` shape is read). */
-function failureOf(error: unknown, op: string, signal: AbortSignal | undefined): IsoagentError {
+export function failureOf(
+  error: unknown,
+  op: string,
+  signal: AbortSignal | undefined,
+): IsoagentError {
   if (IsoagentError.is(error)) return error
   if (signal?.aborted === true) {
     const reason: unknown = signal.reason

@@ -12,6 +12,8 @@ import { customToolSpec } from './custom-tool.ts'
 import { SkillRegistry } from '../skills/skill-registry.ts'
 import { attachSkills, skillSystemPrompt } from '../skills/session-skills.ts'
 import { Session } from './session.ts'
+import { WorkspaceRetrieval } from '../retrieval/workspace-retrieval.ts'
+import { workspaceFileLister } from '../tools/search/retrieval-files.ts'
 import { checkOptions, type ResumeOptions, type SessionOptions } from './session-options.ts'
 import { sessionTools } from './session-tools.ts'
 import { parseSnapshot, type SessionSnapshot } from './snapshot.ts'
@@ -123,8 +125,15 @@ export class Agent {
     const model = this.options.model
     const background = new BackgroundTasks()
     let listed: () => readonly ToolSpec<Record<string, unknown>>[] = () => []
+    const retrieval =
+      options.retrieval !== undefined &&
+      workspace.capabilities.read &&
+      workspace.capabilities.search
+        ? new WorkspaceRetrieval(workspace, options.retrieval, workspaceFileLister(workspace))
+        : undefined
     const tools = sessionTools(workspace, options, {
       model,
+      ...(retrieval === undefined ? {} : { retrieval }),
       ...(model === undefined ? {} : { tasks: { model, background, tools: () => listed() } }),
     })
     const reserved = new Set([
@@ -177,13 +186,16 @@ export class Agent {
       system = skillSystemPrompt(skills.registry, this.options.system, skills.persona)
     }
     const conversation = new Conversation(kernel, model, system, messages)
-    return new Session(kernel, {
+    const session = new Session(kernel, {
       conversation,
       background,
       hasModel: model !== undefined,
       mcp,
       ...(skills !== undefined ? { skills: skills.registry } : {}),
+      ...(retrieval !== undefined ? { retrieval } : {}),
     })
+    retrieval?.start()
+    return session
   }
 
   /** The session's skill registry (none when `skills: false`) and its persona's body. */

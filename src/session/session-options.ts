@@ -13,6 +13,7 @@ import type { WorkspaceServices } from '../workspace/workspace-services.ts'
 import type { CustomTool } from './custom-tool.ts'
 import type { SkillsOptions } from '../skills/skill.ts'
 import { checkMcpServers, type McpServerConfig } from '../mcp-client/mcp-config.ts'
+import { resolveRetrievalOptions, type RetrievalOptions } from '../retrieval/retrieval-options.ts'
 
 /** Options of {@link Agent.session}. */
 export interface SessionOptions {
@@ -69,6 +70,11 @@ export interface SessionOptions {
    * the host's code.
    */
   mcpServers?: Record<string, McpServerConfig>
+  /**
+   * Semantic retrieval: with an embedder, `search` gains the `semantic` and `hybrid` modes over
+   * an index the session builds in the background (see `session.retrievalStatus()`).
+   */
+  retrieval?: RetrievalOptions
 }
 
 /** Options of {@link Agent.resumeSession}. */
@@ -95,6 +101,7 @@ const OPTION_KEYS = new Set<string>([
   'net',
   'skills',
   'mcpServers',
+  'retrieval',
   'workspace',
 ])
 
@@ -119,6 +126,7 @@ export function checkOptions(options: SessionOptions): void {
     throw new IsoagentError('invalid_argument', 'redactSecrets must be an array of strings')
   }
   checkSkillsOption(options.skills)
+  if (options.retrieval !== undefined) resolveRetrievalOptions(options.retrieval)
   const author = options.gitAuthor
   if (
     author !== undefined &&

@@ -9,6 +9,8 @@ import { createProgramTool } from '../tools/program/program.ts'
 import { quickJsFromModule } from '../tools/program/quickjs-loader.ts'
 import { createWebSearchTool } from '../tools/web-search/web-search.ts'
 import type { WorkspaceServices } from '../workspace/workspace-services.ts'
+import { createSearchTool } from '../tools/search/search.ts'
+import type { WorkspaceRetrieval } from '../retrieval/workspace-retrieval.ts'
 import { createTaskTool } from '../tools/task/task.ts'
 import type { TaskHost } from '../tools/task/task-host.ts'
 import type { SessionOptions } from './session-options.ts'
@@ -20,6 +22,8 @@ export interface SessionToolContext {
   model?: LanguageModel | undefined
   /** With a model: what `task` needs (its sub-agents' tools and the background tasks). */
   tasks?: TaskHost
+  /** With `SessionOptions.retrieval`: the index the `search` tool's semantic modes use. */
+  retrieval?: WorkspaceRetrieval
 }
 
 /**
@@ -54,6 +58,9 @@ export function sessionTools(
       options.webSearch,
       options.net ? { net: options.net } : {},
     ) as unknown as AnyTool
+  const retrieval = context.retrieval
+  if (retrieval !== undefined)
+    factories.search = () => createSearchTool(retrieval) as unknown as AnyTool
   const tools = builtinTools
     .filter((tool) => tool.available(workspace.capabilities))
     .map((tool) => factories[tool.name]?.() ?? tool)

@@ -9,6 +9,8 @@ import type { JsonSchema } from '../kernel/tool-spec.ts'
 import type { ModelMessage } from '../llm/language-model.ts'
 import type { WorkspaceServices } from '../workspace/workspace-services.ts'
 import { SNAPSHOT_SCHEMA, type SessionSnapshot } from './snapshot.ts'
+import type { WorkspaceRetrieval } from '../retrieval/workspace-retrieval.ts'
+import type { RetrievalStatus } from '../retrieval/retrieval-status.ts'
 import type { SkillRegistry } from '../skills/skill-registry.ts'
 import type { Skill, SkillsReport } from '../skills/skill.ts'
 import type { AgentEvent, AgentRunResult } from '../agent/agent-events.ts'
@@ -107,6 +109,8 @@ export interface SessionAgentParts {
   skills?: SkillRegistry
   /** The session's MCP servers. */
   mcp?: McpManager
+  /** The session's semantic retrieval (absent unless `SessionOptions.retrieval` was given). */
+  retrieval?: WorkspaceRetrieval
 }
 
 /** Throw for a failed result: the code follows its `errorKind` (see {@link errorCodeOf}). */
@@ -140,6 +144,14 @@ export class Session {
   /** Whether a turn of the agent loop is running now. */
   get turnRunning(): boolean {
     return this.agent.conversation.busy
+  }
+
+  /**
+   * The semantic retrieval index's progress and size (phase building | ready | degraded |
+   * closed), or undefined when the session did not enable retrieval.
+   */
+  retrievalStatus(): RetrievalStatus | undefined {
+    return this.agent.retrieval?.status()
   }
 
   /** The session's skills (name, description, kind, source) and the files skipped, with why. */
@@ -502,6 +514,7 @@ export class Session {
   /** Refuse new calls, abort running ones and pending confirmations, end event streams. */
   async close(): Promise<void> {
     if (this.kernel.closed) return
+    this.agent.retrieval?.close()
     await Promise.all([this.agent.conversation.close(), this.agent.background.close()])
     this.kernel.close()
     await this.agent.mcp?.close()

@@ -10,7 +10,8 @@ export type OutputMode = 'content' | 'files_with_matches' | 'count' | 'summary'
 
 /** The arguments of the `search` tool (its JSON schema is in search.ts). */
 export interface SearchArgs {
-  mode: 'grep' | 'glob' | 'bm25'
+  /** `semantic` and `hybrid` only where the session enabled retrieval. */
+  mode: 'grep' | 'glob' | 'bm25' | 'semantic' | 'hybrid'
   query: string
   path?: string
   include?: string

@@ -1,4 +1,8 @@
 import { IsoagentError } from '../../errors.ts'
+import { validateToolArgs } from '../../kernel/validate.ts'
+import type { WorkspaceRetrieval } from '../../retrieval/workspace-retrieval.ts'
+import { runHybrid } from './hybrid-mode.ts'
+import { runSemantic } from './semantic-mode.ts'
 import { READ_ONLY, type ToolSpec } from '../../kernel/tool-spec.ts'
 import { runBm25 } from './bm25/bm25-mode.ts'
 import { runGlob } from './glob-mode.ts'
@@ -74,7 +78,18 @@ export const searchTool: ToolSpec<SearchArgs> = {
   available: (c) => c.read && c.search,
   scheduling: { ...READ_ONLY, max_parallelism: 4 },
   primaryArgument: 'path',
+  validate(args) {
+    const mode = (args as { mode?: unknown } | null)?.mode
+    if (mode === 'semantic' || mode === 'hybrid')
+      return `mode='${mode}' is unavailable because this session did not enable semantic retrieval`
+    return validateToolArgs('search', args)
+  },
   async run(args, context) {
+    if (args.mode === 'semantic' || args.mode === 'hybrid')
+      throw new IsoagentError(
+        'unsupported',
+        `mode='${args.mode}' is unavailable because this session did not enable semantic retrieval`,
+      )
     if (args.mode === 'bm25') {
       if (args.cursor !== undefined)
         throw new IsoagentError(
@@ -91,4 +106,43 @@ export const searchTool: ToolSpec<SearchArgs> = {
     if (args.mode === 'glob') return runGlob(args, context)
     return runGrep(args, context)
   },
+}
+
+const RETRIEVAL_DESCRIPTION =
+  ' mode "semantic": meaning-based ranking (exact cosine over the session\'s embedded 80-line chunks; ' +
+  'query up to 2048 bytes, limit 1..25, default 10). mode "hybrid": exact, lexical (bm25), symbol and semantic ' +
+  'evidence fused by reciprocal rank (k=60); exact identifier hits first, at most 2 chunks per file. Every ' +
+  'semantic/hybrid hit is re-checked against the current file.'
+
+/**
+ * The `search` tool of a session that enabled retrieval: the same tool with `semantic` and
+ * `hybrid` in its schema, answered from `retrieval`'s index.
+ */
+export function createSearchTool(retrieval: WorkspaceRetrieval): ToolSpec<SearchArgs> {
+  const properties = searchTool.parameters.properties as Record<string, Record<string, unknown>>
+  return {
+    ...searchTool,
+    description: searchTool.description + RETRIEVAL_DESCRIPTION,
+    parameters: {
+      ...searchTool.parameters,
+      properties: {
+        ...properties,
+        mode: { type: 'string', enum: ['grep', 'glob', 'bm25', 'semantic', 'hybrid'] },
+      },
+    },
+    validate(args) {
+      const mode = (args as { mode?: unknown } | null)?.mode
+      if (mode !== 'semantic' && mode !== 'hybrid') return validateToolArgs('search', args)
+      return validateToolArgs('search', { ...(args as object), mode: 'bm25' })
+    },
+    async run(args, context) {
+      if (args.mode === 'semantic') return runSemantic(args, context, retrieval)
+      if (args.mode === 'hybrid') return runHybrid(args, context, retrieval)
+      return searchTool.run(args, context)
+    },
+    async close() {
+      retrieval.close()
+      await searchTool.close?.()
+    },
+  }
 }
