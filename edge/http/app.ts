@@ -22,6 +22,7 @@ import {
 import { mcpRoutes } from './mcp-routes.ts'
 import { apiRoutes } from './routes.ts'
 import { mcpClientRoutes } from './mcp-client-routes.ts'
+import { skillRoutes } from './skill-routes.ts'
 import { memorySessionStore, type SessionStore } from './session-store.ts'
 import { SessionPool } from '../session-pool.ts'
 import { VERSION } from '../version.ts'
@@ -202,6 +203,7 @@ export function createApp(options: AppOptions): IsoagentApp {
   routes.push(
     ...apiRoutes(ctx),
     ...mcpClientRoutes(ctx, options.session?.net),
+    ...skillRoutes(ctx),
     ...(mcp ? mcpRoutes(mcp) : []),
     ...(options.routes?.(ctx) ?? []),
   )
