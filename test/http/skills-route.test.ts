@@ -9,7 +9,7 @@ const auth = { authorization: `Bearer ${TOKEN}` }
 
 const files = {
   '.agents/skills/pdf-tools/SKILL.md':
-    '---\nname: pdf-tools\ndescription: Fill and merge PDF forms\nallowed-tools: [Read, \"Bash(uv run *)\"]\ntags: [pdf]\n---\n\nUse the scripts.\n',
+    '---\nname: pdf-tools\ndescription: Fill and merge PDF forms\nallowed-tools: [Read, "Bash(uv run *)"]\ntags: [pdf]\n---\n\nUse the scripts.\n',
   '.agents/skills/pdf-tools/scripts/fill.py': 'print("fill")\n',
   '.claude/skills/broken/SKILL.md': '---\nname: [not, a, string]\n---\nbody\n',
 }
