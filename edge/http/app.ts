@@ -23,6 +23,7 @@ import { mcpRoutes } from './mcp-routes.ts'
 import { apiRoutes } from './routes.ts'
 import { mcpClientRoutes } from './mcp-client-routes.ts'
 import { retrievalRoutes } from './retrieval-routes.ts'
+import { skillRoutes } from './skill-routes.ts'
 import { memorySessionStore, type SessionStore } from './session-store.ts'
 import { SessionPool } from '../session-pool.ts'
 import { VERSION } from '../version.ts'
@@ -204,6 +205,7 @@ export function createApp(options: AppOptions): IsoagentApp {
     ...apiRoutes(ctx),
     ...mcpClientRoutes(ctx, options.session?.net),
     ...retrievalRoutes(ctx),
+    ...skillRoutes(ctx),
     ...(mcp ? mcpRoutes(mcp) : []),
     ...(options.routes?.(ctx) ?? []),
   )

@@ -8,6 +8,7 @@ import {
 import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/cfworker'
 import type { Session, ToolResult } from '../../adapters/index.ts'
 import { VERSION } from '../version.ts'
+import { serveSkillResources } from './skill-resources.ts'
 
 /** Name and version the MCP server reports in `initialize`. */
 export interface McpServerInfo {
@@ -63,15 +64,18 @@ export function mcpTools(session: Session): Tool[] {
  * An MCP server (the SDK's low-level `Server`) over one isoagent session: `tools/list` lists
  * the tools the session's workspace serves; `tools/call` runs on the governed (model-side)
  * path, so the session's permissions, confirmations, hooks and budget apply, and the request's
- * cancellation aborts the call. Web-standard only: it runs in Node, workerd and browsers.
+ * cancellation aborts the call. `resources/list` and `resources/read` serve the session's skills
+ * as `skill://<name>/SKILL.md` and `skill://<name>/<file>` (see `skill-resources.ts`).
+ * Web-standard only: it runs in Node, workerd and browsers.
  * Closing the server does not close the session.
  */
 export function createMcpServer(session: Session, options: McpServerOptions = {}): Server {
   const server = new Server(options.serverInfo ?? MCP_SERVER_INFO, {
-    capabilities: { tools: {} },
+    capabilities: { tools: {}, resources: {} },
     jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
   })
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: mcpTools(session) }))
+  serveSkillResources(server, session)
   const calls = new Set<OpenCall>()
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const args = request.params.arguments ?? {}

@@ -12,7 +12,7 @@ import { SNAPSHOT_SCHEMA, type SessionSnapshot } from './snapshot.ts'
 import type { WorkspaceRetrieval } from '../retrieval/workspace-retrieval.ts'
 import type { RetrievalStatus } from '../retrieval/retrieval-status.ts'
 import type { SkillRegistry } from '../skills/skill-registry.ts'
-import type { Skill, SkillsReport } from '../skills/skill.ts'
+import type { Skill, SkillEntry, SkillsReport } from '../skills/skill.ts'
 import type { AgentEvent, AgentRunResult } from '../agent/agent-events.ts'
 import type { BackgroundTaskInfo, BackgroundTasks } from '../agent/background-tasks.ts'
 import type { Conversation, TurnOptions } from '../agent/conversation.ts'
@@ -157,6 +157,14 @@ export class Session {
   /** The session's skills (name, description, kind, source) and the files skipped, with why. */
   skills(): SkillsReport {
     return this.agent.skills?.report() ?? { skills: [], diagnostics: [] }
+  }
+
+  /**
+   * One skill as the registry holds it (its `loadBody()` reads the body and lists the bundled
+   * files); undefined when there is none of that name or skills are off.
+   */
+  skill(name: string): SkillEntry | undefined {
+    return this.agent.skills?.get(name)
   }
 
   /**

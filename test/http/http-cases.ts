@@ -339,6 +339,7 @@ export function httpCases(
         ['POST', `/v1/sessions/${id}/confirmations/x`],
         ['GET', `/v1/sessions/${id}/artifacts?uri=a3s://x`],
         ['GET', `/v1/sessions/${id}/snapshot`],
+        ['GET', `/v1/sessions/${id}/skills`],
         ['DELETE', `/v1/sessions/${id}`],
         ['GET', '/v1/no-such-route'],
       ]
@@ -469,6 +470,40 @@ export function httpCases(
       expectError(badId.status, badId.body, 400, 'invalid_argument')
       const noUri = await api.json(`/v1/sessions/${id}/artifacts`)
       expectError(noUri.status, noUri.body, 400, 'invalid_argument')
+    })
+
+    it('lists the skills a session found in its workspace (GET /skills), 404 for no session', async () => {
+      // A skill the model may not invoke: listed, but it adds no tools to later sessions.
+      const id = await api.session()
+      const wrote = await api.call(id, 'write', {
+        file_path: '.agents/skills/http-suite-only/SKILL.md',
+        content:
+          '---\nname: http-suite-only\ndescription: Listed over HTTP\ndisable-model-invocation: true\n---\nBody.\n',
+      })
+      expect(wrote.exitCode).toBe(0)
+      // Skills are found when a session opens: the writer's own list is still empty.
+      expect((await api.json(`/v1/sessions/${id}/skills`)).body).toEqual({
+        skills: [],
+        diagnostics: [],
+      })
+      const later = await api.session()
+      const listed = await api.json<{ skills: { name: string }[] }>(`/v1/sessions/${later}/skills`)
+      expect(listed.status).toBe(200)
+      if (facts.sharedWorkspace === false) expect(listed.body.skills).toEqual([])
+      else
+        expect(listed.body.skills).toEqual([
+          {
+            name: 'http-suite-only',
+            description: 'Listed over HTTP',
+            kind: 'instruction',
+            tags: [],
+            allowed_tools: null,
+            disable_model_invocation: true,
+            source: { kind: 'workspace', path: '.agents/skills/http-suite-only/SKILL.md' },
+          },
+        ])
+      const missing = await api.json('/v1/sessions/nope/skills')
+      expectError(missing.status, missing.body, 404, 'session_not_found')
     })
 
     it('answers an unknown session with 404 session_not_found on every session route', async () => {

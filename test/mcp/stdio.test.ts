@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -15,6 +15,8 @@ let dir: string
 let client: Client
 let transport: StdioClientTransport
 let stderr = ''
+const SKILL_MD =
+  '---\nname: stdio-skill\ndescription: Read over stdio\ndisable-model-invocation: true\n---\nSteps.\n'
 
 const call = async (name: string, args: Record<string, unknown>) =>
   (await client.callTool({ name, arguments: args })) as CallToolResult
@@ -26,6 +28,10 @@ beforeAll(async () => {
     throw new Error('dist/ is stale or missing: run `npm run build` first')
   dir = mkdtempSync(join(tmpdir(), 'isoagent-mcp-'))
   writeFileSync(join(dir, 'a.txt'), 'alpha\nbeta\n')
+  // A skill the model may not invoke (listed as a resource, adds no tools).
+  mkdirSync(join(dir, '.agents/skills/stdio-skill/scripts'), { recursive: true })
+  writeFileSync(join(dir, '.agents/skills/stdio-skill/SKILL.md'), SKILL_MD)
+  writeFileSync(join(dir, '.agents/skills/stdio-skill/scripts/run.sh'), 'echo run\n')
   transport = new StdioClientTransport({
     command: process.execPath,
     args: [bin, 'mcp', '--workspace', dir],
@@ -41,6 +47,23 @@ afterAll(async () => {
 })
 
 describe('isoagent mcp over stdio (built bin, SDK client)', () => {
+  it('lists and reads the workspace skills as skill:// resources', async () => {
+    const { resources } = await client.listResources()
+    expect(resources.map((r) => r.uri)).toEqual([
+      'skill://stdio-skill/SKILL.md',
+      'skill://stdio-skill/scripts/run.sh',
+    ])
+    const md = await client.readResource({ uri: 'skill://stdio-skill/SKILL.md' })
+    expect(md.contents).toEqual([
+      { uri: 'skill://stdio-skill/SKILL.md', mimeType: 'text/markdown', text: SKILL_MD },
+    ])
+    const script = await client.readResource({ uri: 'skill://stdio-skill/scripts/run.sh' })
+    expect(script.contents[0]).toMatchObject({ text: 'echo run\n' })
+    await expect(client.readResource({ uri: 'skill://stdio-skill/../a.txt' })).rejects.toThrow(
+      /Resource not found/,
+    )
+  })
+
   it('lists exactly the tools a session over the directory serves, bash included', async () => {
     const { tools } = await client.listTools()
     const session = await Agent.create().session(localWorkspace(dir))

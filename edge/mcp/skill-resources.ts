@@ -1,0 +1,178 @@
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
+import {
+  ErrorCode,
+  ListResourcesRequestSchema,
+  McpError,
+  ReadResourceRequestSchema,
+  type ReadResourceResult,
+  type Resource,
+} from '@modelcontextprotocol/sdk/types.js'
+import { stringify } from 'yaml'
+import type { Session, SkillEntry } from '../../adapters/index.ts'
+
+/** The URI scheme of skill resources: `skill://<name>/SKILL.md` and `skill://<name>/<file>`. */
+export const SKILL_URI_SCHEME = 'skill://'
+
+type WorkspaceRead = Session['workspace']['read']
+type ReadPath = Parameters<WorkspaceRead>[0]
+
+const strict = new TextDecoder('utf-8', { fatal: true })
+
+const MIME_BY_EXTENSION: Record<string, string> = {
+  md: 'text/markdown',
+  txt: 'text/plain',
+  json: 'application/json',
+  py: 'text/x-python',
+  sh: 'text/x-shellscript',
+  js: 'text/javascript',
+  ts: 'text/typescript',
+  html: 'text/html',
+  yaml: 'application/yaml',
+  yml: 'application/yaml',
+}
+
+function mimeOf(path: string): string | undefined {
+  const dot = path.lastIndexOf('.')
+  return dot < 0 ? undefined : MIME_BY_EXTENSION[path.slice(dot + 1).toLowerCase()]
+}
+
+const skillUri = (name: string, relative: string) =>
+  SKILL_URI_SCHEME + name + '/' + relative.split('/').map(encodeURIComponent).join('/')
+
+/** The folder a `dir/SKILL.md` skill's bundled files are relative to (workspace skills only). */
+function folderOf(entry: SkillEntry): string | undefined {
+  if (entry.source.kind !== 'workspace') return undefined
+  const path = entry.source.path
+  const slash = path.lastIndexOf('/')
+  return slash < 0 ? '' : path.slice(0, slash)
+}
+
+/** The bundled files of a skill: [relative path, workspace path]. */
+async function bundled(entry: SkillEntry): Promise<[string, string][]> {
+  const folder = folderOf(entry)
+  if (folder === undefined) return []
+  const { files } = await entry.loadBody()
+  const prefix = folder === '' ? '' : folder + '/'
+  return files.filter((f) => f.startsWith(prefix)).map((f) => [f.slice(prefix.length), f])
+}
+
+/** The front matter a skill given in code would have in a SKILL.md. */
+function frontMatter(entry: SkillEntry): Record<string, unknown> {
+  const s = entry.skill
+  const fields: Record<string, unknown> = {
+    name: s.name,
+    description: s.description,
+    'allowed-tools': s.allowedTools,
+    'disable-model-invocation': s.disableModelInvocation,
+    kind: s.kind,
+    tags: s.tags,
+    version: s.version,
+    license: s.license,
+    compatibility: s.compatibility,
+    metadata: s.metadata,
+  }
+  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined))
+}
+
+/** A skill's SKILL.md: the workspace file's own text, else front matter + the loaded body. */
+async function skillText(session: Session, entry: SkillEntry): Promise<string> {
+  if (entry.source.kind === 'workspace') {
+    const bytes = await session.workspace.read(entry.source.path as ReadPath)
+    return new TextDecoder().decode(bytes)
+  }
+  const { body } = await entry.loadBody()
+  return `---\n${stringify(frontMatter(entry))}---\n\n${body}`
+}
+
+/** The `resources/list` entries of every skill of `session`: SKILL.md, then its files. */
+export async function listSkillResources(session: Session): Promise<Resource[]> {
+  const resources: Resource[] = []
+  for (const listed of session.skills().skills) {
+    const entry = session.skill(listed.name)
+    if (entry === undefined) continue
+    resources.push({
+      uri: skillUri(listed.name, 'SKILL.md'),
+      name: `${listed.name}/SKILL.md`,
+      description: listed.description,
+      mimeType: 'text/markdown',
+    })
+    for (const [relative] of await bundled(entry)) {
+      const mimeType = mimeOf(relative)
+      resources.push({
+        uri: skillUri(listed.name, relative),
+        name: `${listed.name}/${relative}`,
+        ...(mimeType !== undefined ? { mimeType } : {}),
+      })
+    }
+  }
+  return resources
+}
+
+function notFound(uri: string): McpError {
+  return new McpError(ErrorCode.InvalidParams, `Resource not found: ${uri}`, { uri })
+}
+
+/** Split `skill://<name>/<relative>` into its name and decoded relative path. */
+function parseSkillUri(uri: string): { name: string; relative: string } | undefined {
+  if (!uri.startsWith(SKILL_URI_SCHEME)) return undefined
+  const rest = uri.slice(SKILL_URI_SCHEME.length)
+  const slash = rest.indexOf('/')
+  if (slash <= 0) return undefined
+  try {
+    const relative = rest
+      .slice(slash + 1)
+      .split('/')
+      .map((s) => decodeURIComponent(s))
+      .join('/')
+    return { name: rest.slice(0, slash), relative }
+  } catch {
+    return undefined
+  }
+}
+
+/** The contents of one skill resource; an MCP error for a URI that names none. */
+export async function readSkillResource(
+  session: Session,
+  uri: string,
+): Promise<ReadResourceResult> {
+  const parsed = parseSkillUri(uri)
+  const entry = parsed === undefined ? undefined : session.skill(parsed.name)
+  if (parsed === undefined || entry === undefined) throw notFound(uri)
+  if (parsed.relative === 'SKILL.md')
+    return {
+      contents: [{ uri, mimeType: 'text/markdown', text: await skillText(session, entry) }],
+    }
+  // Only a file the skill bundles (listed by its registry entry) is served: no path escapes.
+  const file = (await bundled(entry)).find(([relative]) => relative === parsed.relative)
+  if (file === undefined) throw notFound(uri)
+  const bytes = await session.workspace.read(file[1] as ReadPath)
+  const mimeType = mimeOf(parsed.relative)
+  const typed = mimeType !== undefined ? { mimeType } : {}
+  try {
+    return { contents: [{ uri, ...typed, text: strict.decode(bytes) }] }
+  } catch {
+    return { contents: [{ uri, ...typed, blob: base64(bytes) }] }
+  }
+}
+
+function base64(bytes: Uint8Array): string {
+  let binary = ''
+  for (let i = 0; i < bytes.length; i += 0x8000)
+    binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000))
+  return btoa(binary)
+}
+
+/**
+ * Serve the session's skills as MCP resources (MCP's skills extension): `resources/list` lists
+ * `skill://<name>/SKILL.md` per skill and `skill://<name>/<path>` per bundled file;
+ * `resources/read` returns their text (binary files as base64 `blob`). The server must declare
+ * the `resources` capability.
+ */
+export function serveSkillResources(server: Server, session: Session): void {
+  server.setRequestHandler(ListResourcesRequestSchema, async () => ({
+    resources: await listSkillResources(session),
+  }))
+  server.setRequestHandler(ReadResourceRequestSchema, (request) =>
+    readSkillResource(session, request.params.uri),
+  )
+}
