@@ -13,6 +13,16 @@ import type { WorkspaceServices } from '../workspace/workspace-services.ts'
 import type { CustomTool } from './custom-tool.ts'
 import type { SkillsOptions } from '../skills/skill.ts'
 import { checkMcpServers, type McpServerConfig } from '../mcp-client/mcp-config.ts'
+import type { WorkflowStore } from '../tools/dynamic-workflow/workflow-store.ts'
+
+/** `SessionOptions.workflows`: enables `dynamic_workflow`. */
+export interface WorkflowOptions {
+  /**
+   * Where runs are journaled (default: the workspace file store `.a3s/workflow/<run_id>.jsonl`
+   * when the workspace can write, else memory).
+   */
+  store?: WorkflowStore
+}
 
 /** Options of {@link Agent.session}. */
 export interface SessionOptions {
@@ -69,6 +79,8 @@ export interface SessionOptions {
    * the host's code.
    */
   mcpServers?: Record<string, McpServerConfig>
+  /** Enables the `dynamic_workflow` tool (absent: the session has no such tool). */
+  workflows?: WorkflowOptions
 }
 
 /** Options of {@link Agent.resumeSession}. */
@@ -95,6 +107,7 @@ const OPTION_KEYS = new Set<string>([
   'net',
   'skills',
   'mcpServers',
+  'workflows',
   'workspace',
 ])
 
@@ -148,6 +161,26 @@ export function checkOptions(options: SessionOptions): void {
   }
   checkWebSearch(options.webSearch)
   checkMcpServers(options.mcpServers)
+  checkWorkflows(options.workflows)
+}
+
+function checkWorkflows(workflows: WorkflowOptions | undefined): void {
+  if (workflows === undefined) return
+  if (typeof workflows !== 'object' || workflows === null || Array.isArray(workflows))
+    throw new IsoagentError('invalid_argument', 'workflows must be an object { store? }')
+  for (const key of Object.keys(workflows))
+    if (key !== 'store')
+      throw new IsoagentError('invalid_argument', `unknown workflows option "${key}"`)
+  const store = workflows.store
+  if (
+    store !== undefined &&
+    (typeof store !== 'object' ||
+      store === null ||
+      typeof store.append !== 'function' ||
+      typeof store.history !== 'function' ||
+      typeof store.list !== 'function')
+  )
+    throw new IsoagentError('invalid_argument', 'workflows.store must be a WorkflowStore')
 }
 
 function checkWebSearch(ws: WebSearchOptions | undefined): void {
