@@ -103,10 +103,7 @@ export {
   DEFAULT_EXCLUDED_TOOLS,
 } from './tools/dynamic-workflow/dynamic-workflow.ts'
 export type { DynamicWorkflowArgs } from './tools/dynamic-workflow/dynamic-workflow.ts'
-export {
-  memoryWorkflowStore,
-  TERMINAL_EVENTS,
-} from './tools/dynamic-workflow/workflow-store.ts'
+export { memoryWorkflowStore, TERMINAL_EVENTS } from './tools/dynamic-workflow/workflow-store.ts'
 export type {
   WorkflowStore,
   WorkflowEvent,

@@ -72,7 +72,11 @@ describe('dynamic_workflow', () => {
     expect(history.filter((e) => e.type === 'step_completed')).toHaveLength(10)
     expect(m.last_sequence).toBe(history.length)
     // The same id, source and input: idempotent, nothing runs again.
-    const again = await s.tool('dynamic_workflow', { source: FAN_OUT, input: { n: 10 }, run_id: 'fan' })
+    const again = await s.tool('dynamic_workflow', {
+      source: FAN_OUT,
+      input: { n: 10 },
+      run_id: 'fan',
+    })
     expect(again.exitCode).toBe(0)
     expect((await store.history('fan')).length).toBe(history.length)
     await s.close()
@@ -80,9 +84,17 @@ describe('dynamic_workflow', () => {
 
   it('refuses another source for an existing run id', async () => {
     const s = await session()
-    const first = await s.tool('dynamic_workflow', { source: FAN_OUT, input: { n: 1 }, run_id: 'r1' })
+    const first = await s.tool('dynamic_workflow', {
+      source: FAN_OUT,
+      input: { n: 1 },
+      run_id: 'r1',
+    })
     expect(first.exitCode).toBe(0)
-    const other = await s.tool('dynamic_workflow', { source: FAN_OUT + '\n// v2', input: { n: 1 }, run_id: 'r1' })
+    const other = await s.tool('dynamic_workflow', {
+      source: FAN_OUT + '\n// v2',
+      input: { n: 1 },
+      run_id: 'r1',
+    })
     expect(other.exitCode).toBe(1)
     expect(other.errorKind?.type).toBe('invalid_argument')
     expect(other.output).toMatch(/another source/)
@@ -181,7 +193,12 @@ describe('dynamic_workflow', () => {
     const s = await session()
     const r = await s.tool('dynamic_workflow', { source, limits: { maxToolCalls: 10 } })
     expect(r.exitCode, r.output).toBe(0)
-    expect(JSON.parse(r.output)).toEqual({ program: 1, dynamic_workflow: 1, parallel_task: 1, read: 0 })
+    expect(JSON.parse(r.output)).toEqual({
+      program: 1,
+      dynamic_workflow: 1,
+      parallel_task: 1,
+      read: 0,
+    })
     await s.close()
   })
 
@@ -196,12 +213,20 @@ describe('dynamic_workflow', () => {
     }`
     const r = await s.tool('dynamic_workflow', { source, run_id: 'q1', input: { query: 'why' } })
     expect(r.exitCode, r.output).toBe(0)
-    expect(await recoverWorkflowStepOutput(store, { runId: 'q1', query: 'why', stepId: 's1' })).toEqual({
+    expect(
+      await recoverWorkflowStepOutput(store, { runId: 'q1', query: 'why', stepId: 's1' }),
+    ).toEqual({
       output: 'answer to why',
     })
-    expect(await recoverWorkflowStepOutput(store, { runId: 'q1', query: 'why ', stepId: 's1' })).toBeUndefined()
-    expect(await recoverWorkflowStepOutput(store, { runId: 'q1', query: 'why', stepId: 's2' })).toBeUndefined()
-    expect(await recoverWorkflowStepOutput(store, { runId: 'q2', query: 'why', stepId: 's1' })).toBeUndefined()
+    expect(
+      await recoverWorkflowStepOutput(store, { runId: 'q1', query: 'why ', stepId: 's1' }),
+    ).toBeUndefined()
+    expect(
+      await recoverWorkflowStepOutput(store, { runId: 'q1', query: 'why', stepId: 's2' }),
+    ).toBeUndefined()
+    expect(
+      await recoverWorkflowStepOutput(store, { runId: 'q2', query: 'why', stepId: 's1' }),
+    ).toBeUndefined()
     await s.close()
   })
 
@@ -218,7 +243,12 @@ describe('dynamic_workflow', () => {
     await store.append('t', 2, [{ type: 'step_completed', step_id: 'a', attempt: 1, output: 7 }])
     const after = await store.history('t')
     expect(after.map((e) => e.sequence)).toEqual([1, 2, 3])
-    expect(new TextDecoder().decode(await ws.read(path)).split('\n').filter(Boolean)).toHaveLength(3)
+    expect(
+      new TextDecoder()
+        .decode(await ws.read(path))
+        .split('\n')
+        .filter(Boolean),
+    ).toHaveLength(3)
     // A stale writer is refused.
     await expect(
       store.append('t', 2, [{ type: 'run_failed', error: 'late' }]),

@@ -22,7 +22,11 @@ export const WORKFLOW_LIMITS = {
 } as const
 
 /** Tools a workflow script may not call unless `allowed_tools` names them (and never these two). */
-export const DEFAULT_EXCLUDED_TOOLS: readonly string[] = ['program', 'dynamic_workflow', 'parallel_task']
+export const DEFAULT_EXCLUDED_TOOLS: readonly string[] = [
+  'program',
+  'dynamic_workflow',
+  'parallel_task',
+]
 
 /** Arguments of `dynamic_workflow`. */
 export interface DynamicWorkflowArgs {
@@ -65,7 +69,8 @@ const PARAMETERS = {
       maxItems: 64,
       uniqueItems: true,
       items: { type: 'string', minLength: 1, maxLength: 128 },
-      description: 'Tools the script may call (default: all but program, dynamic_workflow, parallel_task).',
+      description:
+        'Tools the script may call (default: all but program, dynamic_workflow, parallel_task).',
     },
     limits: {
       type: 'object',
@@ -92,11 +97,13 @@ const DESCRIPTION =
 
 /** Check arguments beyond the schema (returns a message, or undefined). */
 export function checkWorkflowArgs(raw: unknown): string | undefined {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return 'arguments must be an object'
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    return 'arguments must be an object'
   const args = raw as Record<string, unknown>
   for (const key of Object.keys(args))
     if (!(key in PARAMETERS.properties)) return `unknown argument ${key}`
-  if (typeof args.source !== 'string' || args.source === '') return 'source must be a non-empty string'
+  if (typeof args.source !== 'string' || args.source === '')
+    return 'source must be a non-empty string'
   if (utf8Length(args.source) > WORKFLOW_LIMITS.sourceBytes) return 'source is over 256 KiB'
   if (args.input !== undefined) {
     if (typeof args.input !== 'object' || args.input === null || Array.isArray(args.input))
@@ -105,11 +112,18 @@ export function checkWorkflowArgs(raw: unknown): string | undefined {
     if (size > WORKFLOW_LIMITS.inputBytes)
       return `input is ${size} bytes of JSON; at most ${WORKFLOW_LIMITS.inputBytes}`
   }
-  if (args.run_id !== undefined && (typeof args.run_id !== 'string' || !/^[A-Za-z0-9_-]{1,128}$/.test(args.run_id)))
+  if (
+    args.run_id !== undefined &&
+    (typeof args.run_id !== 'string' || !/^[A-Za-z0-9_-]{1,128}$/.test(args.run_id))
+  )
     return 'run_id must match [A-Za-z0-9_-]+ (at most 128 characters)'
   if (args.allowed_tools !== undefined) {
     const tools = args.allowed_tools
-    if (!Array.isArray(tools) || tools.length > 64 || tools.some((t) => typeof t !== 'string' || t === ''))
+    if (
+      !Array.isArray(tools) ||
+      tools.length > 64 ||
+      tools.some((t) => typeof t !== 'string' || t === '')
+    )
       return 'allowed_tools must be an array of at most 64 tool names'
     if (tools.includes('program') || tools.includes('dynamic_workflow'))
       return 'allowed_tools cannot name program or dynamic_workflow'
@@ -119,7 +133,8 @@ export function checkWorkflowArgs(raw: unknown): string | undefined {
 
 function checkLimits(raw: unknown): string | undefined {
   if (raw === undefined) return undefined
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return 'limits must be an object'
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    return 'limits must be an object'
   const bounds: Record<string, [number, number]> = {
     timeoutMs: [1, WORKFLOW_LIMITS.timeoutMs.max],
     maxToolCalls: [0, WORKFLOW_LIMITS.maxToolCalls.max],
@@ -158,9 +173,17 @@ function programError(outcome: ProgramOutcome): string {
   }
 }
 
-function scriptCaller(args: DynamicWorkflowArgs, options: DynamicWorkflowOptions, context: ToolContext) {
+function scriptCaller(
+  args: DynamicWorkflowArgs,
+  options: DynamicWorkflowOptions,
+  context: ToolContext,
+) {
   const allowed = args.allowed_tools === undefined ? undefined : new Set(args.allowed_tools)
-  const program = { source: args.source, filename: 'workflow.js', isModule: /(^|[\n;}])\s*export\s/.test(args.source) }
+  const program = {
+    source: args.source,
+    filename: 'workflow.js',
+    isModule: /(^|[\n;}])\s*export\s/.test(args.source),
+  }
   return async (payload: unknown, signal: AbortSignal): Promise<ScriptOutcome> => {
     const ended = new AbortController()
     try {
@@ -169,7 +192,10 @@ function scriptCaller(args: DynamicWorkflowArgs, options: DynamicWorkflowOptions
         program,
         JSON.stringify(payload),
         {
-          timeoutMs: Math.min(args.limits?.timeoutMs ?? WORKFLOW_LIMITS.scriptTimeoutMs, WORKFLOW_LIMITS.scriptTimeoutMs),
+          timeoutMs: Math.min(
+            args.limits?.timeoutMs ?? WORKFLOW_LIMITS.scriptTimeoutMs,
+            WORKFLOW_LIMITS.scriptTimeoutMs,
+          ),
           maxToolCalls: args.limits?.maxToolCalls ?? WORKFLOW_LIMITS.maxToolCalls.default,
           maxOutputBytes: args.limits?.maxOutputBytes ?? WORKFLOW_LIMITS.maxOutputBytes.default,
         },
@@ -184,12 +210,17 @@ function scriptCaller(args: DynamicWorkflowArgs, options: DynamicWorkflowOptions
               const message = `${name} is not in this workflow's allowed_tools`
               return toolFailure(name, message, { type: 'permission_denied', message })
             }
-            return context.invoke(name, toolArgs, { signal: AbortSignal.any([signal, ended.signal]) })
+            return context.invoke(name, toolArgs, {
+              signal: AbortSignal.any([signal, ended.signal]),
+            })
           },
         },
       )
       if (outcome.status !== 'ok') return { ok: false, error: programError(outcome) }
-      return { ok: true, value: outcome.valueJson === undefined ? null : JSON.parse(outcome.valueJson) }
+      return {
+        ok: true,
+        value: outcome.valueJson === undefined ? null : JSON.parse(outcome.valueJson),
+      }
     } finally {
       ended.abort()
     }
@@ -197,20 +228,35 @@ function scriptCaller(args: DynamicWorkflowArgs, options: DynamicWorkflowOptions
 }
 
 /** Create the run, or check that an existing run has this source and input. */
-async function openRun(store: WorkflowStore, runId: string, sourceHash: string, input: Record<string, unknown>): Promise<void> {
+async function openRun(
+  store: WorkflowStore,
+  runId: string,
+  sourceHash: string,
+  input: Record<string, unknown>,
+): Promise<void> {
   const history = await store.history(runId)
   if (history.length === 0) {
-    await store.append(runId, 0, [{ type: 'run_created', run_id: runId, source_hash: sourceHash, input }])
+    await store.append(runId, 0, [
+      { type: 'run_created', run_id: runId, source_hash: sourceHash, input },
+    ])
     return
   }
   const state = foldRun(runId, history)
   if (state.sourceHash !== sourceHash)
-    throw new IsoagentError('invalid_argument', `run ${runId} exists with another source (source hash ${state.sourceHash})`)
+    throw new IsoagentError(
+      'invalid_argument',
+      `run ${runId} exists with another source (source hash ${state.sourceHash})`,
+    )
   if (canonicalJson(state.input) !== canonicalJson(input))
     throw new IsoagentError('invalid_argument', `run ${runId} exists with another input`)
 }
 
-function shape(outcome: DriveOutcome, runId: string, sourceHash: string, maxSteps: number): ToolResult {
+function shape(
+  outcome: DriveOutcome,
+  runId: string,
+  sourceHash: string,
+  maxSteps: number,
+): ToolResult {
   const state = outcome.state
   const metadata = {
     dynamic_workflow: {
@@ -230,7 +276,11 @@ function shape(outcome: DriveOutcome, runId: string, sourceHash: string, maxStep
   }
   switch (outcome.status) {
     case 'completed':
-      return toolSuccess('dynamic_workflow', JSON.stringify(outcome.output ?? null, null, 2), metadata)
+      return toolSuccess(
+        'dynamic_workflow',
+        JSON.stringify(outcome.output ?? null, null, 2),
+        metadata,
+      )
     case 'suspended':
       return toolFailure(
         'dynamic_workflow',
@@ -239,18 +289,35 @@ function shape(outcome: DriveOutcome, runId: string, sourceHash: string, maxStep
         metadata,
       )
     case 'cancelled':
-      return toolFailure('dynamic_workflow', `workflow ${runId} was cancelled: ${outcome.error}`, { type: 'cancelled', op: 'dynamic_workflow' }, metadata)
+      return toolFailure(
+        'dynamic_workflow',
+        `workflow ${runId} was cancelled: ${outcome.error}`,
+        { type: 'cancelled', op: 'dynamic_workflow' },
+        metadata,
+      )
     case 'timed_out':
-      return toolFailure('dynamic_workflow', `workflow ${runId} timed out`, { type: 'timeout', op: 'dynamic_workflow', duration_ms: 0 }, metadata)
+      return toolFailure(
+        'dynamic_workflow',
+        `workflow ${runId} timed out`,
+        { type: 'timeout', op: 'dynamic_workflow', duration_ms: 0 },
+        metadata,
+      )
     case 'failed': {
       const message = `workflow ${runId} failed: ${outcome.error ?? 'unknown'}`
-      return toolFailure('dynamic_workflow', message, { type: 'invalid_argument', message }, metadata)
+      return toolFailure(
+        'dynamic_workflow',
+        message,
+        { type: 'invalid_argument', message },
+        metadata,
+      )
     }
   }
 }
 
 /** The `dynamic_workflow` tool over `options.store`. */
-export function createDynamicWorkflowTool(options: DynamicWorkflowOptions): ToolSpec<DynamicWorkflowArgs> {
+export function createDynamicWorkflowTool(
+  options: DynamicWorkflowOptions,
+): ToolSpec<DynamicWorkflowArgs> {
   return {
     name: 'dynamic_workflow',
     description: DESCRIPTION,
@@ -282,10 +349,13 @@ export function createDynamicWorkflowTool(options: DynamicWorkflowOptions): Tool
           invoke: (name, toolArgs, signal) => context.invoke(name, toolArgs, { signal }),
           maxConcurrentSteps: maxSteps,
           maxConcurrentGenerations:
-            args.limits?.maxConcurrentGenerations ?? WORKFLOW_LIMITS.maxConcurrentGenerations.default,
+            args.limits?.maxConcurrentGenerations ??
+            WORKFLOW_LIMITS.maxConcurrentGenerations.default,
           timeoutMs: args.limits?.timeoutMs ?? WORKFLOW_LIMITS.timeoutMs.default,
           signal: context.signal,
-          ...(options.onEvent !== undefined ? { onEvent: (e: WorkflowEvent) => options.onEvent!(runId, e) } : {}),
+          ...(options.onEvent !== undefined
+            ? { onEvent: (e: WorkflowEvent) => options.onEvent!(runId, e) }
+            : {}),
         },
         runId,
       )

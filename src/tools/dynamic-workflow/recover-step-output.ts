@@ -25,6 +25,7 @@ export async function recoverWorkflowStepOutput(
   if ((input as Record<string, unknown>).query !== query) return undefined
   let found: { output: unknown } | undefined
   for (const event of history)
-    if (event.type === 'step_completed' && event.step_id === stepId) found = { output: event.output }
+    if (event.type === 'step_completed' && event.step_id === stepId)
+      found = { output: event.output }
   return found
 }

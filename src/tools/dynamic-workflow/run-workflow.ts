@@ -109,7 +109,11 @@ interface DriveContext {
   failRun: string | undefined
 }
 
-async function executeStep(d: DriveContext, step: StepState, attempt: number): Promise<ScriptOutcome> {
+async function executeStep(
+  d: DriveContext,
+  step: StepState,
+  attempt: number,
+): Promise<ScriptOutcome> {
   if (step.step_name === 'task' || step.step_name === 'generate_object') {
     const result = await d.runtime.invoke(step.step_name, step.input, d.signal)
     if (result.exitCode !== 0) return { ok: false, error: result.output }
@@ -194,43 +198,68 @@ async function scheduleEvents(
 
 function ended(d: DriveContext, state: RunState, extra: Partial<DriveOutcome> = {}): DriveOutcome {
   const t = state.terminal
-  const base: DriveOutcome = { status: state.status === 'running' ? 'failed' : state.status, state, peakActiveSteps: d.peak }
+  const base: DriveOutcome = {
+    status: state.status === 'running' ? 'failed' : state.status,
+    state,
+    peakActiveSteps: d.peak,
+  }
   if (t?.type === 'run_completed') base.output = t.output
   if (t?.type === 'run_failed') base.error = t.error
   if (t?.type === 'run_cancelled') base.error = t.reason
   return { ...base, ...extra }
 }
 
-async function finish(d: DriveContext, event: NewWorkflowEvent, extra: Partial<DriveOutcome> = {}): Promise<DriveOutcome> {
+async function finish(
+  d: DriveContext,
+  event: NewWorkflowEvent,
+  extra: Partial<DriveOutcome> = {},
+): Promise<DriveOutcome> {
   await d.journal.append([event])
   const state = foldRun(d.runId, await d.runtime.store.history(d.runId))
   return ended(d, state, extra)
 }
 
 /** One replay: the script's command for the run as journaled, applied. */
-async function replay(d: DriveContext, state: RunState, history: WorkflowEvent[]): Promise<DriveOutcome | undefined> {
+async function replay(
+  d: DriveContext,
+  state: RunState,
+  history: WorkflowEvent[],
+): Promise<DriveOutcome | undefined> {
   const views = stepViews(state)
   const called = await d.runtime.callScript(
     { kind: 'workflow', run_id: d.runId, history, ...views, input: state.input },
     d.signal,
   )
   if (d.signal.aborted) return undefined
-  if (!called.ok) return finish(d, { type: 'run_failed', error: `workflow script failed: ${called.error}` })
+  if (!called.ok)
+    return finish(d, { type: 'run_failed', error: `workflow script failed: ${called.error}` })
   const command = parseCommand(called.value)
   if (!command.ok)
-    return finish(d, { type: 'run_failed', error: `invalid command: ${command.error}` }, { invalid: true })
+    return finish(
+      d,
+      { type: 'run_failed', error: `invalid command: ${command.error}` },
+      { invalid: true },
+    )
   const c = command.value
   if (c.type === 'complete') return finish(d, { type: 'run_completed', output: c.output })
   if (c.type === 'fail') return finish(d, { type: 'run_failed', error: c.error })
   if (c.type === 'wait_until')
-    return { status: 'suspended', wait: { wait_id: c.wait_id, resume_at: c.resume_at }, state, peakActiveSteps: d.peak }
+    return {
+      status: 'suspended',
+      wait: { wait_id: c.wait_id, resume_at: c.resume_at },
+      state,
+      peakActiveSteps: d.peak,
+    }
   const scheduled = await scheduleEvents(state, c.steps)
   if ('refused' in scheduled)
     return finish(d, { type: 'run_failed', error: scheduled.refused }, { invalid: true })
   if (scheduled.events.length === 0)
     return finish(
       d,
-      { type: 'run_failed', error: 'the command scheduled only steps already journaled: no progress' },
+      {
+        type: 'run_failed',
+        error: 'the command scheduled only steps already journaled: no progress',
+      },
       { invalid: true },
     )
   await d.journal.append(scheduled.events)
@@ -283,9 +312,15 @@ export async function driveRun(runtime: WorkflowRuntime, runId: string): Promise
   }
 }
 
-async function stopIfSignalled(d: DriveContext, runtime: WorkflowRuntime): Promise<DriveOutcome | undefined> {
+async function stopIfSignalled(
+  d: DriveContext,
+  runtime: WorkflowRuntime,
+): Promise<DriveOutcome | undefined> {
   if (runtime.signal.aborted)
-    return finish(d, { type: 'run_cancelled', reason: String(runtime.signal.reason ?? 'cancelled') })
+    return finish(d, {
+      type: 'run_cancelled',
+      reason: String(runtime.signal.reason ?? 'cancelled'),
+    })
   if (d.signal.aborted) return finish(d, { type: 'run_timed_out', timeout_ms: runtime.timeoutMs })
   return undefined
 }

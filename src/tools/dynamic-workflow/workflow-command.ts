@@ -88,7 +88,10 @@ export function parseCommand(raw: unknown): Parsed<WorkflowCommand> {
     case 'fail':
       return {
         ok: true,
-        value: { type: 'fail', error: typeof raw.error === 'string' ? raw.error : JSON.stringify(raw.error ?? 'failed') },
+        value: {
+          type: 'fail',
+          error: typeof raw.error === 'string' ? raw.error : JSON.stringify(raw.error ?? 'failed'),
+        },
       }
     case 'schedule_step': {
       const steps = parseSteps([raw])
@@ -101,7 +104,10 @@ export function parseCommand(raw: unknown): Parsed<WorkflowCommand> {
     case 'wait_until':
       if (typeof raw.wait_id !== 'string' || typeof raw.resume_at !== 'string')
         return { ok: false, error: 'wait_until needs wait_id and resume_at strings' }
-      return { ok: true, value: { type: 'wait_until', wait_id: raw.wait_id, resume_at: raw.resume_at } }
+      return {
+        ok: true,
+        value: { type: 'wait_until', wait_id: raw.wait_id, resume_at: raw.resume_at },
+      }
     default:
       return { ok: false, error: `unknown command type ${JSON.stringify(raw.type)}` }
   }

@@ -1,8 +1,4 @@
-import {
-  TERMINAL_EVENTS,
-  type StepRetry,
-  type WorkflowEvent,
-} from './workflow-store.ts'
+import { TERMINAL_EVENTS, type StepRetry, type WorkflowEvent } from './workflow-store.ts'
 
 /** A run's status as its journal tells it (`suspended` is a drive's answer, never journaled). */
 export type WorkflowStatus = 'running' | 'completed' | 'failed' | 'cancelled' | 'timed_out'
