@@ -116,6 +116,7 @@ export {
   WORKFLOW_DIR,
 } from './tools/dynamic-workflow/workspace-workflow-store.ts'
 export { recoverWorkflowStepOutput } from './tools/dynamic-workflow/recover-step-output.ts'
+export type { WorkflowHandle, WorkflowInspection } from './session/workflow-handle.ts'
 export type { RecoverStepOutputQuery } from './tools/dynamic-workflow/recover-step-output.ts'
 export type { ProgramArgs } from './tools/program/program.ts'
 export {

@@ -156,6 +156,8 @@ export interface DynamicWorkflowOptions {
   store: WorkflowStore
   loader?: QuickJsLoader
   runner?: ProgramRunner
+  /** Runs being driven now, by id, with what cancels each (shared with `session.workflow`). */
+  live?: Map<string, AbortController>
   /** Each journal event as it is appended (the session's stream). */
   onEvent?(runId: string, event: WorkflowEvent): void
 }
@@ -231,13 +233,14 @@ function scriptCaller(
 async function openRun(
   store: WorkflowStore,
   runId: string,
+  source: string,
   sourceHash: string,
   input: Record<string, unknown>,
 ): Promise<void> {
   const history = await store.history(runId)
   if (history.length === 0) {
     await store.append(runId, 0, [
-      { type: 'run_created', run_id: runId, source_hash: sourceHash, input },
+      { type: 'run_created', run_id: runId, source_hash: sourceHash, input, source },
     ])
     return
   }
@@ -314,11 +317,25 @@ function shape(
   }
 }
 
+/** What a host reaches of a session's `dynamic_workflow`: its store and the runs driven now. */
+export interface WorkflowHost {
+  store: WorkflowStore
+  live: Map<string, AbortController>
+}
+
+const HOSTS = new WeakMap<object, WorkflowHost>()
+
+/** The {@link WorkflowHost} of a tool {@link createDynamicWorkflowTool} made, if it is one. */
+export function workflowHostOf(tool: object | undefined): WorkflowHost | undefined {
+  return tool === undefined ? undefined : HOSTS.get(tool)
+}
+
 /** The `dynamic_workflow` tool over `options.store`. */
 export function createDynamicWorkflowTool(
-  options: DynamicWorkflowOptions,
+  given: DynamicWorkflowOptions,
 ): ToolSpec<DynamicWorkflowArgs> {
-  return {
+  const options = { ...given, live: given.live ?? new Map<string, AbortController>() }
+  const spec: ToolSpec<DynamicWorkflowArgs> = {
     name: 'dynamic_workflow',
     description: DESCRIPTION,
     parameters: PARAMETERS,
@@ -340,26 +357,50 @@ export function createDynamicWorkflowTool(
       const runId = args.run_id ?? crypto.randomUUID()
       const input = args.input ?? {}
       const sourceHash = await sha256Hex(args.source)
-      await openRun(options.store, runId, sourceHash, input)
-      const maxSteps = args.limits?.maxConcurrentSteps ?? WORKFLOW_LIMITS.maxConcurrentSteps.default
-      const outcome = await driveRun(
-        {
-          store: options.store,
-          callScript: scriptCaller(args, options, context),
-          invoke: (name, toolArgs, signal) => context.invoke(name, toolArgs, { signal }),
-          maxConcurrentSteps: maxSteps,
-          maxConcurrentGenerations:
-            args.limits?.maxConcurrentGenerations ??
-            WORKFLOW_LIMITS.maxConcurrentGenerations.default,
-          timeoutMs: args.limits?.timeoutMs ?? WORKFLOW_LIMITS.timeoutMs.default,
-          signal: context.signal,
-          ...(options.onEvent !== undefined
-            ? { onEvent: (e: WorkflowEvent) => options.onEvent!(runId, e) }
-            : {}),
-        },
-        runId,
-      )
-      return shape(outcome, runId, sourceHash, maxSteps)
+      const live = options.live
+      if (live.has(runId))
+        throw new IsoagentError('invalid_argument', `workflow ${runId} is being driven already`)
+      const cancel = new AbortController()
+      live.set(runId, cancel)
+      try {
+        await openRun(options.store, runId, args.source, sourceHash, input)
+        return await drive(args, context, options, {
+          runId,
+          sourceHash,
+          signal: AbortSignal.any([context.signal, cancel.signal]),
+        })
+      } finally {
+        live.delete(runId)
+      }
     },
   }
+  HOSTS.set(spec, { store: options.store, live: options.live })
+  return spec
+}
+
+async function drive(
+  args: DynamicWorkflowArgs,
+  context: ToolContext,
+  options: DynamicWorkflowOptions,
+  run: { runId: string; sourceHash: string; signal: AbortSignal },
+): Promise<ToolResult> {
+  const { runId, sourceHash } = run
+  const maxSteps = args.limits?.maxConcurrentSteps ?? WORKFLOW_LIMITS.maxConcurrentSteps.default
+  const outcome = await driveRun(
+    {
+      store: options.store,
+      callScript: scriptCaller(args, options, context),
+      invoke: (name, toolArgs, signal) => context.invoke(name, toolArgs, { signal }),
+      maxConcurrentSteps: maxSteps,
+      maxConcurrentGenerations:
+        args.limits?.maxConcurrentGenerations ?? WORKFLOW_LIMITS.maxConcurrentGenerations.default,
+      timeoutMs: args.limits?.timeoutMs ?? WORKFLOW_LIMITS.timeoutMs.default,
+      signal: run.signal,
+      ...(options.onEvent !== undefined
+        ? { onEvent: (e: WorkflowEvent) => options.onEvent!(runId, e) }
+        : {}),
+    },
+    runId,
+  )
+  return shape(outcome, runId, sourceHash, maxSteps)
 }

@@ -18,7 +18,14 @@ export interface WorkflowEventBase {
 /** One event of a run's append-only journal. */
 export type WorkflowEvent = WorkflowEventBase &
   (
-    | { type: 'run_created'; run_id: string; source_hash: string; input: unknown }
+    | {
+        type: 'run_created'
+        run_id: string
+        source_hash: string
+        input: unknown
+        /** The script, so a later drive (`session.workflow(id).drive()`) can resume the run. */
+        source?: string
+      }
     | {
         type: 'step_scheduled'
         step_id: string
