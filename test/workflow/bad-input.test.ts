@@ -86,3 +86,15 @@ describe('dynamic_workflow bad input', () => {
     await s.close()
   })
 })
+
+describe('SessionOptions.workflows', () => {
+  it('refuses an unknown key and a store that is not a WorkflowStore', async () => {
+    const agent = Agent.create()
+    await expect(
+      agent.session(memoryWorkspace({}), { workflows: { bogus: 1 } as never }),
+    ).rejects.toMatchObject({ code: 'invalid_argument' })
+    await expect(
+      agent.session(memoryWorkspace({}), { workflows: { store: {} as never } }),
+    ).rejects.toMatchObject({ code: 'invalid_argument' })
+  })
+})

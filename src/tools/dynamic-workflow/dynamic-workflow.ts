@@ -259,6 +259,7 @@ function shape(
   runId: string,
   sourceHash: string,
   maxSteps: number,
+  timeoutMs: number,
 ): ToolResult {
   const state = outcome.state
   const metadata = {
@@ -302,7 +303,7 @@ function shape(
       return toolFailure(
         'dynamic_workflow',
         `workflow ${runId} timed out`,
-        { type: 'timeout', op: 'dynamic_workflow', duration_ms: 0 },
+        { type: 'timeout', op: 'dynamic_workflow', duration_ms: timeoutMs },
         metadata,
       )
     case 'failed': {
@@ -386,6 +387,7 @@ async function drive(
 ): Promise<ToolResult> {
   const { runId, sourceHash } = run
   const maxSteps = args.limits?.maxConcurrentSteps ?? WORKFLOW_LIMITS.maxConcurrentSteps.default
+  const timeoutMs = args.limits?.timeoutMs ?? WORKFLOW_LIMITS.timeoutMs.default
   const outcome = await driveRun(
     {
       store: options.store,
@@ -394,7 +396,7 @@ async function drive(
       maxConcurrentSteps: maxSteps,
       maxConcurrentGenerations:
         args.limits?.maxConcurrentGenerations ?? WORKFLOW_LIMITS.maxConcurrentGenerations.default,
-      timeoutMs: args.limits?.timeoutMs ?? WORKFLOW_LIMITS.timeoutMs.default,
+      timeoutMs,
       signal: run.signal,
       ...(options.onEvent !== undefined
         ? { onEvent: (e: WorkflowEvent) => options.onEvent!(runId, e) }
@@ -402,5 +404,5 @@ async function drive(
     },
     runId,
   )
-  return shape(outcome, runId, sourceHash, maxSteps)
+  return shape(outcome, runId, sourceHash, maxSteps, timeoutMs)
 }

@@ -69,10 +69,15 @@ async function refuseSymlinks(workspace: WorkspaceServices, path: WorkspacePath)
 export function workspaceWorkflowStore(workspace: WorkspaceServices): WorkflowStore {
   const encoder = new TextEncoder()
   const decoder = new TextDecoder()
+  // Runs whose store path was found free of symlinks (the adapters contain each open anyway).
+  const checked = new Set<string>()
 
   async function load(runId: string): Promise<Loaded> {
     const path = pathOf(runId)
-    await refuseSymlinks(workspace, path)
+    if (!checked.has(runId)) {
+      await refuseSymlinks(workspace, path)
+      checked.add(runId)
+    }
     const stat = await workspace.stat(path)
     if (stat === undefined) return { events: [], text: '', version: undefined }
     if (stat.kind !== 'file')
