@@ -1,5 +1,6 @@
 export { Agent } from './session/agent.ts'
 export type { AgentOptions, ResumeOptions, SessionOptions } from './session/agent.ts'
+export type { WorkflowOptions } from './session/session-options.ts'
 export { Session } from './session/session.ts'
 export type {
   BashOptions,
@@ -97,6 +98,26 @@ export type { IsomorphicBackendOptions } from './tools/git/isomorphic-backend.ts
 export { workspaceGitFs } from './tools/git/fs-bridge.ts'
 export type { IsoGitFs, IsoGitStat } from './tools/git/fs-bridge.ts'
 export { PROGRAM_LIMITS } from './tools/program/program.ts'
+export {
+  WORKFLOW_LIMITS,
+  DEFAULT_EXCLUDED_TOOLS,
+} from './tools/dynamic-workflow/dynamic-workflow.ts'
+export type { DynamicWorkflowArgs } from './tools/dynamic-workflow/dynamic-workflow.ts'
+export { memoryWorkflowStore, TERMINAL_EVENTS } from './tools/dynamic-workflow/workflow-store.ts'
+export type {
+  WorkflowStore,
+  WorkflowEvent,
+  WorkflowEventBase,
+  NewWorkflowEvent,
+  StepRetry,
+} from './tools/dynamic-workflow/workflow-store.ts'
+export {
+  workspaceWorkflowStore,
+  WORKFLOW_DIR,
+} from './tools/dynamic-workflow/workspace-workflow-store.ts'
+export { recoverWorkflowStepOutput } from './tools/dynamic-workflow/recover-step-output.ts'
+export type { WorkflowHandle, WorkflowInspection } from './session/workflow-handle.ts'
+export type { RecoverStepOutputQuery } from './tools/dynamic-workflow/recover-step-output.ts'
 export type { ProgramArgs } from './tools/program/program.ts'
 export {
   inlineProgramRunner,

@@ -14,6 +14,16 @@ import type { CustomTool } from './custom-tool.ts'
 import type { SkillsOptions } from '../skills/skill.ts'
 import { checkMcpServers, type McpServerConfig } from '../mcp-client/mcp-config.ts'
 import { resolveRetrievalOptions, type RetrievalOptions } from '../retrieval/retrieval-options.ts'
+import type { WorkflowStore } from '../tools/dynamic-workflow/workflow-store.ts'
+
+/** `SessionOptions.workflows`: enables `dynamic_workflow`. */
+export interface WorkflowOptions {
+  /**
+   * Where runs are journaled (default: the workspace file store `.a3s/workflow/<run_id>.jsonl`
+   * when the workspace can write, else memory).
+   */
+  store?: WorkflowStore
+}
 
 /** Options of {@link Agent.session}. */
 export interface SessionOptions {
@@ -75,6 +85,8 @@ export interface SessionOptions {
    * an index the session builds in the background (see `session.retrievalStatus()`).
    */
   retrieval?: RetrievalOptions
+  /** Enables the `dynamic_workflow` tool (absent: the session has no such tool). */
+  workflows?: WorkflowOptions
 }
 
 /** Options of {@link Agent.resumeSession}. */
@@ -102,6 +114,7 @@ const OPTION_KEYS = new Set<string>([
   'skills',
   'mcpServers',
   'retrieval',
+  'workflows',
   'workspace',
 ])
 
@@ -156,6 +169,26 @@ export function checkOptions(options: SessionOptions): void {
   }
   checkWebSearch(options.webSearch)
   checkMcpServers(options.mcpServers)
+  checkWorkflows(options.workflows)
+}
+
+function checkWorkflows(workflows: WorkflowOptions | undefined): void {
+  if (workflows === undefined) return
+  if (typeof workflows !== 'object' || workflows === null || Array.isArray(workflows))
+    throw new IsoagentError('invalid_argument', 'workflows must be an object { store? }')
+  for (const key of Object.keys(workflows))
+    if (key !== 'store')
+      throw new IsoagentError('invalid_argument', `unknown workflows option "${key}"`)
+  const store = workflows.store
+  if (
+    store !== undefined &&
+    (typeof store !== 'object' ||
+      store === null ||
+      typeof store.append !== 'function' ||
+      typeof store.history !== 'function' ||
+      typeof store.list !== 'function')
+  )
+    throw new IsoagentError('invalid_argument', 'workflows.store must be a WorkflowStore')
 }
 
 function checkWebSearch(ws: WebSearchOptions | undefined): void {

@@ -12,6 +12,9 @@ import type { WorkspaceServices } from '../workspace/workspace-services.ts'
 import { createSearchTool } from '../tools/search/search.ts'
 import type { WorkspaceRetrieval } from '../retrieval/workspace-retrieval.ts'
 import { createTaskTool } from '../tools/task/task.ts'
+import { createDynamicWorkflowTool } from '../tools/dynamic-workflow/dynamic-workflow.ts'
+import { memoryWorkflowStore } from '../tools/dynamic-workflow/workflow-store.ts'
+import { workspaceWorkflowStore } from '../tools/dynamic-workflow/workspace-workflow-store.ts'
 import type { TaskHost } from '../tools/task/task-host.ts'
 import type { SessionOptions } from './session-options.ts'
 
@@ -71,6 +74,18 @@ export function sessionTools(
     tools.push(
       createTaskTool(tasks) as unknown as AnyTool,
       createTaskTool(tasks, 'parallel_task', true) as unknown as AnyTool,
+    )
+  }
+  const workflows = options.workflows
+  if (workflows !== undefined) {
+    const store =
+      workflows.store ??
+      (workspace.capabilities.write ? workspaceWorkflowStore(workspace) : memoryWorkflowStore())
+    tools.push(
+      createDynamicWorkflowTool({
+        store,
+        ...(loader !== undefined ? { loader } : {}),
+      }) as unknown as AnyTool,
     )
   }
   return tools

@@ -18,6 +18,8 @@ import type { BackgroundTaskInfo, BackgroundTasks } from '../agent/background-ta
 import type { Conversation, TurnOptions } from '../agent/conversation.ts'
 import type { TaskAgent } from '../tools/task/profiles.ts'
 import { toolFailure } from '../tool-result.ts'
+import { workflowHostOf } from '../tools/dynamic-workflow/dynamic-workflow.ts'
+import { workflowHandle, type WorkflowHandle } from './workflow-handle.ts'
 import type { McpServerConfig } from '../mcp-client/mcp-config.ts'
 import type { McpAddOptions, McpManager, McpServerStatus } from '../mcp-client/mcp-manager.ts'
 import {
@@ -236,6 +238,22 @@ export class Session {
       return Promise.resolve(toolFailure('task', message, { type: 'unsupported', message }))
     }
     return this.tool('task', { tasks: requests, ...rest }, signal ? { signal } : {})
+  }
+
+  /**
+   * Control of `dynamic_workflow` run `runId`: inspect, history, cancel, drive. Throws
+   * `IsoagentError` `unsupported` when the session was not created with `workflows`.
+   */
+  workflow(runId: string): WorkflowHandle {
+    const host = workflowHostOf(this.kernel.list().find((t) => t.name === 'dynamic_workflow'))
+    if (host === undefined)
+      throw new IsoagentError(
+        'unsupported',
+        'this session has no dynamic_workflow: create it with the workflows option',
+      )
+    return workflowHandle(runId, host, (args, signal) =>
+      this.tool('dynamic_workflow', args, signal ? { signal } : {}),
+    )
   }
 
   /** Background tasks of this session (running, and settled ones not yet pruned). */
