@@ -200,7 +200,7 @@ export type {
   SkillEntry,
   SkillSource,
 } from './skills/skill.ts'
-export type { SkillEvent } from './kernel/events.ts'
+export type { SkillEvent, WorkflowStepEvent } from './kernel/events.ts'
 export * from './mcp-client/index.ts'
 export { openAICompatibleEmbeddings } from './retrieval/openai-compatible-embeddings.ts'
 export type { OpenAICompatibleEmbeddingsOptions } from './retrieval/openai-compatible-embeddings.ts'

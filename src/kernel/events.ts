@@ -48,6 +48,32 @@ export type SessionEvent =
   | (CallEventBase & { type: 'budget_exhausted'; reason: string })
   | { type: 'events_dropped'; count: number; timestamp: number }
   | SkillEvent
+  | WorkflowStepEvent
+
+/** A `dynamic_workflow` step as its run journals it (the output stays in the journal). */
+export type WorkflowStepEvent =
+  | {
+      type: 'workflow_step_started'
+      run_id: string
+      step_id: string
+      attempt: number
+      timestamp: number
+    }
+  | {
+      type: 'workflow_step_completed'
+      run_id: string
+      step_id: string
+      attempt: number
+      timestamp: number
+    }
+  | {
+      type: 'workflow_step_failed'
+      run_id: string
+      step_id: string
+      attempt: number
+      error: string
+      timestamp: number
+    }
 
 /** A skill's use: its body loaded, a child run started and finished (`Skill` tool). */
 export type SkillEvent =

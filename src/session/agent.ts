@@ -16,6 +16,8 @@ import { WorkspaceRetrieval } from '../retrieval/workspace-retrieval.ts'
 import { workspaceFileLister } from '../tools/search/retrieval-files.ts'
 import { checkOptions, type ResumeOptions, type SessionOptions } from './session-options.ts'
 import { sessionTools } from './session-tools.ts'
+import type { WorkflowEvent } from '../tools/dynamic-workflow/workflow-store.ts'
+import { workflowStepEvent } from '../tools/dynamic-workflow/workflow-events.ts'
 import { parseSnapshot, type SessionSnapshot } from './snapshot.ts'
 import { workspaceResolver } from './workspace-resolvers.ts'
 import { checkMcpServers, type McpServerConfig } from '../mcp-client/mcp-config.ts'
@@ -131,8 +133,10 @@ export class Agent {
       workspace.capabilities.search
         ? new WorkspaceRetrieval(workspace, options.retrieval, workspaceFileLister(workspace))
         : undefined
+    let emitWorkflow: (runId: string, event: WorkflowEvent) => void = () => {}
     const tools = sessionTools(workspace, options, {
       model,
+      onWorkflowEvent: (runId, event) => emitWorkflow(runId, event),
       ...(retrieval === undefined ? {} : { retrieval }),
       ...(model === undefined ? {} : { tasks: { model, background, tools: () => listed() } }),
     })
@@ -176,6 +180,10 @@ export class Agent {
         : {}),
     })
     listed = () => kernel.list()
+    emitWorkflow = (runId, event) => {
+      const step = workflowStepEvent(runId, event)
+      if (step !== undefined && kernel.events.hasSubscribers) kernel.events.emit(step)
+    }
     const mcp = new McpManager(kernel, (url, init) => fetch(url, init))
     // A server that fails to connect does not fail the session: mcpStatus() shows its error.
     await Promise.allSettled(Object.entries(servers).map(([name, c]) => mcp.add(name, c)))

@@ -13,7 +13,10 @@ import { createSearchTool } from '../tools/search/search.ts'
 import type { WorkspaceRetrieval } from '../retrieval/workspace-retrieval.ts'
 import { createTaskTool } from '../tools/task/task.ts'
 import { createDynamicWorkflowTool } from '../tools/dynamic-workflow/dynamic-workflow.ts'
-import { memoryWorkflowStore } from '../tools/dynamic-workflow/workflow-store.ts'
+import {
+  memoryWorkflowStore,
+  type WorkflowEvent,
+} from '../tools/dynamic-workflow/workflow-store.ts'
 import { workspaceWorkflowStore } from '../tools/dynamic-workflow/workspace-workflow-store.ts'
 import type { TaskHost } from '../tools/task/task-host.ts'
 import type { SessionOptions } from './session-options.ts'
@@ -22,6 +25,8 @@ type AnyTool = ToolSpec<Record<string, unknown>>
 
 /** What a session's tools may use beyond its workspace and options: the Agent's model. */
 export interface SessionToolContext {
+  /** Each `dynamic_workflow` journal event as it is appended (to the session's stream). */
+  onWorkflowEvent?: (runId: string, event: WorkflowEvent) => void
   model?: LanguageModel | undefined
   /** With a model: what `task` needs (its sub-agents' tools and the background tasks). */
   tasks?: TaskHost
@@ -85,6 +90,7 @@ export function sessionTools(
       createDynamicWorkflowTool({
         store,
         ...(loader !== undefined ? { loader } : {}),
+        ...(context.onWorkflowEvent !== undefined ? { onEvent: context.onWorkflowEvent } : {}),
       }) as unknown as AnyTool,
     )
   }

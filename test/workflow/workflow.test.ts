@@ -48,6 +48,25 @@ describe('dynamic_workflow', () => {
     await s.close()
   })
 
+  it('reports each step on the session stream', async () => {
+    const s = await session()
+    const events: { type: string; step_id?: string }[] = []
+    const seen = (async () => {
+      for await (const e of s.events()) events.push(e as { type: string; step_id?: string })
+    })()
+    const r = await s.tool('dynamic_workflow', { source: FAN_OUT, input: { n: 2 }, run_id: 'ev' })
+    expect(r.exitCode, r.output).toBe(0)
+    await s.close()
+    await seen
+    const steps = events.filter((e) => e.type.startsWith('workflow_step_'))
+    expect(steps.map((e) => `${e.type}:${e.step_id}`).sort()).toEqual([
+      'workflow_step_completed:s0',
+      'workflow_step_completed:s1',
+      'workflow_step_started:s0',
+      'workflow_step_started:s1',
+    ])
+  })
+
   it('fans out steps with bounded admission and journals a contiguous history', async () => {
     const store = memoryWorkflowStore()
     const s = await session(store)

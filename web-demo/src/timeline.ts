@@ -91,6 +91,20 @@ export function timeline(): {
         )
         return
       }
+      if (
+        event.type === 'workflow_step_started' ||
+        event.type === 'workflow_step_completed' ||
+        event.type === 'workflow_step_failed'
+      ) {
+        list.prepend(
+          h(
+            'li',
+            { class: 'note', 'data-workflow-step': event.step_id },
+            `${event.type.replace(/_/g, ' ')}: ${event.run_id} / ${event.step_id}`,
+          ),
+        )
+        return
+      }
       const el = entry(event.callId, event.toolName, event.timestamp)
       if (event.parentCallId) el.dataset.parent = event.parentCallId
       switch (event.type) {
