@@ -1,10 +1,9 @@
-import { createHash } from 'node:crypto'
 import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import { Worker } from 'node:worker_threads'
+import type { Worker } from 'node:worker_threads'
 import type {
   ProgramHost,
   ProgramLimits,
@@ -68,7 +67,12 @@ interface ModulePool {
 function workerEntry(): URL {
   if (!import.meta.url.endsWith('.ts')) return new URL('./program-worker.js', import.meta.url)
   const source = fileURLToPath(new URL('./program-worker.ts', import.meta.url))
-  const key = createHash('sha1').update(source).digest('hex').slice(0, 12)
+  const key = process
+    .getBuiltinModule('node:crypto')
+    .createHash('sha1')
+    .update(source)
+    .digest('hex')
+    .slice(0, 12)
   const dir = join(tmpdir(), `isoagent-program-worker-${key}`)
   const outfile = join(dir, 'worker.mjs')
   const inputsFile = join(dir, 'inputs.json')
@@ -192,6 +196,8 @@ export function createNodeProgramRunner(options: NodeProgramRunnerOptions = {}):
 
   const spawn = (pool: ModulePool): Slot => {
     entry ??= workerEntry()
+    // Loaded at the first program, so a process that runs none never loads worker_threads.
+    const { Worker } = process.getBuiltinModule('node:worker_threads')
     const worker = new Worker(entry, {
       execArgv: workerExecArgv(),
       workerData: { module: pool.module },

@@ -1,5 +1,4 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
-import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js'
+import type { ChildProcessWithoutNullStreams } from 'node:child_process'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
 import type { McpStdioConfig } from '../../src/index.ts'
@@ -31,8 +30,12 @@ export class NodeStdioMcpTransport implements Transport {
 
   constructor(private readonly config: McpStdioConfig) {}
 
-  start(): Promise<void> {
+  async start(): Promise<void> {
+    // The SDK's stdio module loads child_process (cross-spawn): imported at the first stdio
+    // server, so a process that starts none never loads it.
+    const { getDefaultEnvironment } = await import('@modelcontextprotocol/sdk/client/stdio.js')
     return new Promise((resolve, reject) => {
+      const { spawn } = process.getBuiltinModule('node:child_process')
       const child = spawn(this.config.command, this.config.args ?? [], {
         cwd: this.config.cwd,
         env: { ...getDefaultEnvironment(), ...this.config.env },

@@ -13,7 +13,7 @@ export type {
   McpServerConfig,
   McpStdioConfig,
 } from './mcp-config.ts'
-export { MCP_MAX_LIST_PAGES, MCP_RECONNECT_DELAYS_MS } from './mcp-connection.ts'
+export { MCP_MAX_LIST_PAGES, MCP_RECONNECT_DELAYS_MS } from './mcp-limits.ts'
 export { confirmationReason } from './mcp-gating.ts'
 export type { McpAddOptions, McpServerStatus } from './mcp-manager.ts'
 export { MCP_RESULT_LIMITS } from './mcp-result.ts'

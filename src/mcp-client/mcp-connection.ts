@@ -14,10 +14,7 @@ import { mcpError } from './mcp-errors.ts'
 import { MCP_MAX_TOOLS_PER_SERVER } from './mcp-tool-names.ts'
 import { accessToken, httpHeaders, stdioTransport, type McpFetch } from './mcp-transports.ts'
 
-/** Most `tools/list` pages followed (a server looping on its cursor stops here). */
-export const MCP_MAX_LIST_PAGES = 64
-/** Delays between reconnect attempts after a dropped HTTP connection (the last one repeats). */
-export const MCP_RECONNECT_DELAYS_MS = [250, 500, 1000, 2000, 4000, 8000, 15_000, 30_000]
+import { MCP_MAX_LIST_PAGES, MCP_RECONNECT_DELAYS_MS } from './mcp-limits.ts'
 
 /** A listed tool set, and what was left out of it. */
 export interface McpToolList {

@@ -2,7 +2,7 @@ import { IsoagentError } from '../errors.ts'
 import type { Kernel } from '../kernel/kernel.ts'
 import { dynamicTools, installDefaultAsk, type DynamicTools } from './kernel-access.ts'
 import { checkServerConfig, checkServerName, type McpServerConfig } from './mcp-config.ts'
-import { McpConnection, type McpToolList } from './mcp-connection.ts'
+import type { McpConnection, McpToolList } from './mcp-connection.ts'
 import { mcpPrefix, publishNames } from './mcp-tool-names.ts'
 import { mcpToolEntry, type McpToolEntry } from './mcp-tool.ts'
 import type { McpFetch } from './mcp-transports.ts'
@@ -95,6 +95,8 @@ export class McpManager {
     }
     this.entries.set(name, entry)
     if (config.enabled === false) return { tools: [] }
+    // The SDK's client loads with the first server, so sessions without one never load it.
+    const { McpConnection } = await import('./mcp-connection.ts')
     const connection = new McpConnection(name, entry.config, options.fetch ?? this.defaultFetch, {
       onTools: (list) => this.publish(entry, list),
       onState: () => undefined,

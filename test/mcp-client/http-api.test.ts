@@ -25,13 +25,13 @@ function app(allowHosts?: string[]) {
 }
 
 async function newSession(a: ReturnType<typeof app>): Promise<string> {
-  const res = await a.fetch(new Request('http://x/v1/sessions', { method: 'POST', headers: auth }))
+  const res = await a.fetch(new Request('http://127.0.0.1/v1/sessions', { method: 'POST', headers: auth }))
   return ((await res.json()) as { id: string }).id
 }
 
 const post = (a: ReturnType<typeof app>, id: string, body: unknown) =>
   a.fetch(
-    new Request(`http://x/v1/sessions/${id}/mcp`, {
+    new Request(`http://127.0.0.1/v1/sessions/${id}/mcp`, {
       method: 'POST',
       headers: auth,
       body: JSON.stringify(body),
@@ -50,13 +50,13 @@ describe('HTTP API: MCP servers of a session', () => {
       expect(added.status).toBe(200)
       const body = (await added.json()) as { name: string; tools: string[] }
       expect(body.tools).toContain('mcp__remote__echo')
-      const status = await a.fetch(new Request(`http://x/v1/sessions/${id}/mcp`, { headers: auth }))
+      const status = await a.fetch(new Request(`http://127.0.0.1/v1/sessions/${id}/mcp`, { headers: auth }))
       expect(await status.json()).toEqual([
         expect.objectContaining({ name: 'remote', connected: true, transport: 'http' }),
       ])
       // The API's tool route is the governed path: a read-only closed-world tool runs at once.
       const call = await a.fetch(
-        new Request(`http://x/v1/sessions/${id}/tools/mcp__remote__peek`, {
+        new Request(`http://127.0.0.1/v1/sessions/${id}/tools/mcp__remote__peek`, {
           method: 'POST',
           headers: auth,
           body: JSON.stringify({ args: { key: 'api' } }),
@@ -65,7 +65,7 @@ describe('HTTP API: MCP servers of a session', () => {
       expect(((await call.json()) as { output: string }).output).toBe('value of api')
       const del = () =>
         a.fetch(
-          new Request(`http://x/v1/sessions/${id}/mcp/remote`, { method: 'DELETE', headers: auth }),
+          new Request(`http://127.0.0.1/v1/sessions/${id}/mcp/remote`, { method: 'DELETE', headers: auth }),
         )
       expect((await del()).status).toBe(204)
       expect((await del()).status).toBe(404)
@@ -101,7 +101,7 @@ describe('HTTP API: MCP servers of a session', () => {
         const res = await post(a, id, bad)
         expect(res.status, JSON.stringify(bad)).toBe(400)
       }
-      const status = await a.fetch(new Request(`http://x/v1/sessions/${id}/mcp`, { headers: auth }))
+      const status = await a.fetch(new Request(`http://127.0.0.1/v1/sessions/${id}/mcp`, { headers: auth }))
       expect(
         ((await status.json()) as { toolCount: number }[]).every((s) => s.toolCount === 0),
       ).toBe(true)
@@ -113,7 +113,7 @@ describe('HTTP API: MCP servers of a session', () => {
   it('the OpenAPI document has the three routes', async () => {
     const a = app()
     try {
-      const res = await a.fetch(new Request('http://x/v1/openapi.json', { headers: auth }))
+      const res = await a.fetch(new Request('http://127.0.0.1/v1/openapi.json', { headers: auth }))
       const doc = (await res.json()) as { paths: Record<string, Record<string, unknown>> }
       expect(Object.keys(doc.paths['/v1/sessions/{id}/mcp'] ?? {})).toEqual(
         expect.arrayContaining(['get', 'post']),

@@ -13,7 +13,7 @@ afterAll(async () => {
 })
 
 async function openSession(app: ReturnType<typeof createApp>): Promise<string> {
-  const res = await app.fetch(new Request('http://x/v1/sessions', { method: 'POST', body: '{}' }))
+  const res = await app.fetch(new Request('http://127.0.0.1/v1/sessions', { method: 'POST', body: '{}' }))
   expect(res.status).toBe(201)
   return ((await res.json()) as { id: string }).id
 }
@@ -32,7 +32,7 @@ describe('GET /v1/sessions/:id/retrieval', () => {
     const id = await openSession(app)
     let status: Record<string, unknown> = {}
     for (let i = 0; i < 200; i++) {
-      const res = await app.fetch(new Request(`http://x/v1/sessions/${id}/retrieval`))
+      const res = await app.fetch(new Request(`http://127.0.0.1/v1/sessions/${id}/retrieval`))
       expect(res.status).toBe(200)
       status = (await res.json()) as Record<string, unknown>
       if (status.phase !== 'building') break
@@ -45,7 +45,7 @@ describe('GET /v1/sessions/:id/retrieval', () => {
       coverageBps: 10000,
     })
     const tool = await app.fetch(
-      new Request(`http://x/v1/sessions/${id}/tools/search`, {
+      new Request(`http://127.0.0.1/v1/sessions/${id}/tools/search`, {
         method: 'POST',
         body: JSON.stringify({ args: { mode: 'semantic', query: 'teardown', limit: 2 } }),
       }),
@@ -58,12 +58,12 @@ describe('GET /v1/sessions/:id/retrieval', () => {
 
     const plain = createApp({ workspace: () => memoryWorkspace({}) })
     const other = await openSession(plain)
-    const res = await plain.fetch(new Request(`http://x/v1/sessions/${other}/retrieval`))
+    const res = await plain.fetch(new Request(`http://127.0.0.1/v1/sessions/${other}/retrieval`))
     expect(res.status).toBe(404)
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe(
       'retrieval_not_configured',
     )
-    const missing = await plain.fetch(new Request('http://x/v1/sessions/nope/retrieval'))
+    const missing = await plain.fetch(new Request('http://127.0.0.1/v1/sessions/nope/retrieval'))
     expect(missing.status).toBe(404)
     await plain.close()
   })
