@@ -21,7 +21,9 @@ describe('createApp cleanup', () => {
       // Session options that the agent refuses: the workspace is already open by then.
       session: { permissions: { deny: ['read('] } },
     })
-    const res = await app.fetch(new Request('http://127.0.0.1/v1/sessions', { method: 'POST', body: '{}' }))
+    const res = await app.fetch(
+      new Request('http://127.0.0.1/v1/sessions', { method: 'POST', body: '{}' }),
+    )
     expect(res.status).toBeGreaterThanOrEqual(400)
     const body = (await res.json()) as { error: { code: string } }
     expect(body.error.code).toEqual(expect.any(String))

@@ -25,7 +25,9 @@ function app(allowHosts?: string[]) {
 }
 
 async function newSession(a: ReturnType<typeof app>): Promise<string> {
-  const res = await a.fetch(new Request('http://127.0.0.1/v1/sessions', { method: 'POST', headers: auth }))
+  const res = await a.fetch(
+    new Request('http://127.0.0.1/v1/sessions', { method: 'POST', headers: auth }),
+  )
   return ((await res.json()) as { id: string }).id
 }
 
@@ -50,7 +52,9 @@ describe('HTTP API: MCP servers of a session', () => {
       expect(added.status).toBe(200)
       const body = (await added.json()) as { name: string; tools: string[] }
       expect(body.tools).toContain('mcp__remote__echo')
-      const status = await a.fetch(new Request(`http://127.0.0.1/v1/sessions/${id}/mcp`, { headers: auth }))
+      const status = await a.fetch(
+        new Request(`http://127.0.0.1/v1/sessions/${id}/mcp`, { headers: auth }),
+      )
       expect(await status.json()).toEqual([
         expect.objectContaining({ name: 'remote', connected: true, transport: 'http' }),
       ])
@@ -65,7 +69,10 @@ describe('HTTP API: MCP servers of a session', () => {
       expect(((await call.json()) as { output: string }).output).toBe('value of api')
       const del = () =>
         a.fetch(
-          new Request(`http://127.0.0.1/v1/sessions/${id}/mcp/remote`, { method: 'DELETE', headers: auth }),
+          new Request(`http://127.0.0.1/v1/sessions/${id}/mcp/remote`, {
+            method: 'DELETE',
+            headers: auth,
+          }),
         )
       expect((await del()).status).toBe(204)
       expect((await del()).status).toBe(404)
@@ -101,7 +108,9 @@ describe('HTTP API: MCP servers of a session', () => {
         const res = await post(a, id, bad)
         expect(res.status, JSON.stringify(bad)).toBe(400)
       }
-      const status = await a.fetch(new Request(`http://127.0.0.1/v1/sessions/${id}/mcp`, { headers: auth }))
+      const status = await a.fetch(
+        new Request(`http://127.0.0.1/v1/sessions/${id}/mcp`, { headers: auth }),
+      )
       expect(
         ((await status.json()) as { toolCount: number }[]).every((s) => s.toolCount === 0),
       ).toBe(true)

@@ -13,7 +13,9 @@ afterAll(async () => {
 })
 
 async function openSession(app: ReturnType<typeof createApp>): Promise<string> {
-  const res = await app.fetch(new Request('http://127.0.0.1/v1/sessions', { method: 'POST', body: '{}' }))
+  const res = await app.fetch(
+    new Request('http://127.0.0.1/v1/sessions', { method: 'POST', body: '{}' }),
+  )
   expect(res.status).toBe(201)
   return ((await res.json()) as { id: string }).id
 }
