@@ -15,6 +15,7 @@ import { MCP_MAX_TOOLS_PER_SERVER } from './mcp-tool-names.ts'
 import { accessToken, httpHeaders, stdioTransport, type McpFetch } from './mcp-transports.ts'
 
 import { MCP_MAX_LIST_PAGES, MCP_RECONNECT_DELAYS_MS } from './mcp-limits.ts'
+import { timeoutSignal } from '../net/timeout-signal.ts'
 
 /** A listed tool set, and what was left out of it. */
 export interface McpToolList {
@@ -76,7 +77,7 @@ export class McpConnection {
   }
 
   private async open(): Promise<void> {
-    const signal = AbortSignal.timeout(this.timeoutMs)
+    const signal = timeoutSignal(this.timeoutMs)
     try {
       const client = await this.handshake(signal)
       if (this.closed) {

@@ -1,4 +1,5 @@
 import { IsoagentError } from '../errors.ts'
+import { timeoutSignal } from './timeout-signal.ts'
 
 /** Longest `Retry-After` honoured by the tools, in ms. */
 export const MAX_RETRY_AFTER_MS = 30_000
@@ -48,7 +49,7 @@ export function httpStatusError(response: Response, what: string): IsoagentError
 
 /** An abort signal that fires on `signal` or after `ms` with a `TimeoutError`. */
 export function withDeadline(signal: AbortSignal | undefined, ms: number): AbortSignal {
-  const limit = AbortSignal.timeout(ms)
+  const limit = timeoutSignal(ms)
   return signal === undefined ? limit : AbortSignal.any([signal, limit])
 }
 

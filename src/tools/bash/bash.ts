@@ -10,6 +10,7 @@ import {
   type ChangedPaths,
 } from './changed-paths.ts'
 import { renderOutput } from './render-output.ts'
+import { timeoutSignal } from '../../net/timeout-signal.ts'
 
 /** Deadline of a command: default, least and largest (ms). */
 export const BASH_TIMEOUT_MS = { default: 120_000, min: 1_000, max: 86_400_000 } as const
@@ -47,7 +48,7 @@ async function snapshot(
   context: ToolContext,
   signal?: AbortSignal,
 ): Promise<TreeSnapshot | undefined> {
-  const limit = AbortSignal.timeout(CHANGED_PATHS_WALK_MS)
+  const limit = timeoutSignal(CHANGED_PATHS_WALK_MS)
   try {
     return await context.workspace.shell!.snapshot({
       maxEntries: CHANGED_PATHS_MAX_ENTRIES,
