@@ -83,6 +83,17 @@ if (t) document.getElementById('openapi').href += '?token=' + encodeURIComponent
 /** The route table of the HTTP API (the MCP endpoint is added beside it by the app). */
 export function apiRoutes(ctx: AppContext): RouteSpec[] {
   return [
+    ...serviceRoutes(ctx),
+    ...sessionRoutes(ctx),
+    ...callRoutes(ctx),
+    ...agentRoutes(ctx),
+    ...stateRoutes(ctx),
+  ]
+}
+
+/** The routes outside any session: the landing page (or the web demo), health, the OpenAPI document. */
+function serviceRoutes(ctx: AppContext): RouteSpec[] {
+  return [
     {
       method: 'GET',
       path: '/',
@@ -119,6 +130,12 @@ export function apiRoutes(ctx: AppContext): RouteSpec[] {
           }),
         ),
     },
+  ]
+}
+
+/** Opening a session and looking at it and its tools. */
+function sessionRoutes(ctx: AppContext): RouteSpec[] {
+  return [
     {
       method: 'POST',
       path: '/v1/sessions',
@@ -167,6 +184,12 @@ export function apiRoutes(ctx: AppContext): RouteSpec[] {
       },
       handler: withSession(ctx, (c, h) => c.json(h.session.toolDefinitions())),
     },
+  ]
+}
+
+/** Tool calls and the session's event stream. */
+function callRoutes(ctx: AppContext): RouteSpec[] {
+  return [
     {
       method: 'POST',
       path: '/v1/sessions/:id/tools/:name',
@@ -242,6 +265,12 @@ export function apiRoutes(ctx: AppContext): RouteSpec[] {
         return new Response(eventStream(h, lastId, c.req.raw.signal), { headers })
       }),
     },
+  ]
+}
+
+/** The agent loop: a turn over POST /messages, and background tasks. */
+function agentRoutes(ctx: AppContext): RouteSpec[] {
+  return [
     {
       method: 'POST',
       path: '/v1/sessions/:id/messages',
@@ -354,6 +383,12 @@ export function apiRoutes(ctx: AppContext): RouteSpec[] {
         return c.body(null, 204)
       }),
     },
+  ]
+}
+
+/** Confirmations, artifacts, the snapshot, and closing the session. */
+function stateRoutes(ctx: AppContext): RouteSpec[] {
+  return [
     {
       method: 'GET',
       path: '/v1/sessions/:id/confirmations',

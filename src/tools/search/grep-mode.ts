@@ -1,11 +1,11 @@
 import { IsoagentError } from '../../errors.ts'
 import { toolSuccess, type ToolResult } from '../../tool-result.ts'
-import type { FileScanJob, ScanRecord } from '../../workspace/file-scanner.ts'
+import type { FileScanJob, ScanRecord, ScanResult } from '../../workspace/file-scanner.ts'
 import { WorkspacePath } from '../../workspace/workspace-path.ts'
 import type { ToolContext } from '../../kernel/tool-spec.ts'
 import { positionCursor, readCursor, skipsMetadata, type Position } from './paging.ts'
 import { grepFits, grepPipeline, type Scanned } from './pipeline/grep-pipeline.ts'
-import { continuedPipeline } from './pipeline/pipeline.ts'
+import { continuedPipeline, type SearchPipeline } from './pipeline/pipeline.ts'
 import { compileLineMatcher, lineMatcherReady } from './scan/line-matcher.ts'
 import { scanFile, truncateMatches } from './scan/scan-file.ts'
 import type { ScanRequest } from './scan/scan-request.ts'
@@ -53,8 +53,73 @@ async function seesFile(
   return false
 }
 
+/** What a grep call settled before reading any file. */
+interface GrepPlan {
+  args: SearchArgs
+  outputMode: OutputMode
+  matcher: ReturnType<typeof compileLineMatcher>
+  start: WorkspacePath
+  include: { glob: string; test: (path: string) => boolean } | undefined
+  enter: ((dir: WorkspacePath) => boolean) | undefined
+  limit: number
+  position: Position | undefined
+  backend: boolean
+  ctxLines: number
+  /** Content in path order: a page holds at most `limit` matches, cut inside a file. */
+  pathOrderContent: boolean
+  request: ScanRequest
+  job: FileScanJob
+}
+
+/** Where a page's files come from: the pipeline, and first the rest of a file resumed inside. */
+interface GrepSource {
+  pipeline: SearchPipeline<Scanned, WalkSkips>
+  inside: Promise<Scanned> | undefined
+  /** Matching files of earlier pages a fresh walk in backend order passes over. */
+  passOver: number
+  /** 1 when the file a cursor resumes inside is gone or not seen. */
+  vanished: number
+}
+
+/** What one page gathered. */
+interface GrepPage {
+  out: string[]
+  records: number
+  matchLines: number
+  filesMatched: number
+  scanned: number
+  next: Omit<Position, 'n'> | undefined
+  timedOut: boolean
+  lastPrinted: { path: string; line: number } | undefined
+  counts: { binary: number; lineTooLong: number; vanished: number }
+}
+
 /** `search` in grep mode: one page of the matching lines (or files, or counts), in walk order. */
 export async function runGrep(args: SearchArgs, context: ToolContext): Promise<ToolResult> {
+  checkGrepArgs(args)
+  await lineMatcherReady(args.query)
+  const plan = grepPlan(args, context)
+  const deadline = Date.now() + SEARCH_TIME_BUDGET_MS
+  const source = await openSource(plan, context)
+  let page: GrepPage
+  let nextCursor: string | null
+  try {
+    page = await collectPage(plan, source, deadline)
+    nextCursor =
+      page.next === undefined
+        ? null
+        : positionCursor(args, { ...page.next, n: (plan.position?.n ?? 0) + page.filesMatched })
+  } catch (error) {
+    await source.pipeline.close()
+    throw error
+  }
+  const walkSkips = source.pipeline.countsSince()
+  source.pipeline.endPage(context, nextCursor)
+  return grepResult(plan, page, nextCursor, walkSkips)
+}
+
+/** Argument rules between fields that the schema cannot state. */
+function checkGrepArgs(args: SearchArgs): void {
   const outputMode: OutputMode = args.output_mode ?? 'content'
   if (outputMode !== 'content' && args.context !== undefined && args.context > 0) {
     throw new IsoagentError('invalid_argument', 'context applies to output_mode "content" only')
@@ -65,7 +130,11 @@ export async function runGrep(args: SearchArgs, context: ToolContext): Promise<T
       'summary is a full scan: limit and cursor do not apply',
     )
   }
-  await lineMatcherReady(args.query)
+}
+
+/** The matcher, the start, the filters, the page size and the scan request of a call. */
+function grepPlan(args: SearchArgs, context: ToolContext): GrepPlan {
+  const outputMode: OutputMode = args.output_mode ?? 'content'
   const matcher = compileLineMatcher(
     args.query,
     args.case_sensitive ?? true,
@@ -80,21 +149,8 @@ export async function runGrep(args: SearchArgs, context: ToolContext): Promise<T
     outputMode === 'summary'
       ? Number.POSITIVE_INFINITY
       : (args.limit ?? SEARCH_LIMITS.paged.default)
-  const position = readCursor(args)
   const backend = args.sort === 'backend'
   const ctxLines = args.context ?? 0
-  const counts = { binary: 0, lineTooLong: 0, vanished: 0 }
-  const deadline = Date.now() + SEARCH_TIME_BUDGET_MS
-
-  const out: string[] = []
-  let records = 0
-  let matchLines = 0
-  let filesMatched = 0
-  let scanned = 0
-  let next: Omit<Position, 'n'> | undefined
-  let timedOut = false
-  let lastPrinted: { path: string; line: number } | undefined
-  const resumeInside = position !== undefined && position.i === 1 && !backend
   const pathOrderContent = outputMode === 'content' && !backend
   const request: ScanRequest = {
     matcher,
@@ -114,7 +170,27 @@ export async function runGrep(args: SearchArgs, context: ToolContext): Promise<T
     context: request.context,
     maxMatches: request.maxMatches,
   }
-  const enter = prunerFor(args.include)
+  return {
+    args,
+    outputMode,
+    matcher,
+    start,
+    include,
+    enter: prunerFor(args.include),
+    limit,
+    position: readCursor(args),
+    backend,
+    ctxLines,
+    pathOrderContent,
+    request,
+    job,
+  }
+}
+
+/** The pipeline a page reads from (carried over from the last page, or a fresh walk). */
+async function openSource(plan: GrepPlan, context: ToolContext): Promise<GrepSource> {
+  const { args, position, backend, start, include, enter, request } = plan
+  const resumeInside = position !== undefined && position.i === 1 && !backend
   const continued = continuedPipeline<Scanned, WalkSkips>(context, args.cursor, grepFits(request))
   // A cursor the session's carried-over pages did not give may be forged: the file it resumes
   // inside is scanned only when this search sees it.
@@ -122,7 +198,6 @@ export async function runGrep(args: SearchArgs, context: ToolContext): Promise<T
     resumeInside &&
     (continued !== undefined ||
       (await seesFile(context, start, include, enter, position.p as WorkspacePath)))
-  if (resumeInside && !inFile) counts.vanished++
   const pipeline =
     continued ??
     grepPipeline({
@@ -133,114 +208,160 @@ export async function runGrep(args: SearchArgs, context: ToolContext): Promise<T
       backendOrder: backend,
       ...(position && !backend ? { after: position.p as WorkspacePath } : {}),
       request,
-      job,
-      units: !(outputMode === 'content' && backend),
-      ...(pathOrderContent ? { unitMatches: limit } : {}),
+      job: plan.job,
+      units: !(plan.outputMode === 'content' && backend),
+      ...(plan.pathOrderContent ? { unitMatches: plan.limit } : {}),
       epoch: context.carryover.epoch,
     })
   pipeline.attach(context.signal)
-  /** Matching files of earlier pages a fresh walk in backend order passes over. */
-  let passOver = backend && continued === undefined ? (position?.n ?? 0) : 0
-  /** Resuming inside a file: the rest of it comes first. */
-  let inside: Promise<Scanned> | undefined = inFile
-    ? scanFile(
-        context.workspace,
-        position.p as WorkspacePath,
-        { ...request, afterLine: position.l, shownThrough: position.s },
-        context.signal,
-      ).then(
-        (result) => ({ path: position.p as WorkspacePath, result }),
-        (error: unknown) => ({ path: position.p as WorkspacePath, error }),
-      )
-    : undefined
+  const path = position?.p as WorkspacePath
+  return {
+    pipeline,
+    // Resuming inside a file: the rest of it comes first.
+    inside: inFile
+      ? scanFile(
+          context.workspace,
+          path,
+          { ...request, afterLine: position!.l, shownThrough: position!.s },
+          context.signal,
+        ).then(
+          (result) => ({ path, result }),
+          (error: unknown) => ({ path, error }),
+        )
+      : undefined,
+    passOver: backend && continued === undefined ? (position?.n ?? 0) : 0,
+    vanished: resumeInside && !inFile ? 1 : 0,
+  }
+}
 
-  let nextCursor: string | null
-  try {
-    for (;;) {
-      const here = inside !== undefined
-      let scan = here ? await inside : pipeline.next()
-      if (scan instanceof Promise) scan = await scan
-      inside = undefined
-      if (scan === undefined) break
-      const { path } = scan
-      if (outputMode !== 'summary' && Date.now() > deadline && lastPrinted !== undefined) {
-        timedOut = true
-        next = { p: lastPrinted.path, i: 0, l: 0, s: 0 }
-        pipeline.putBack(scan)
-        break
-      }
-      scanned += scan.files ?? 1
-      if (scan.error !== undefined) {
-        const error = scan.error
-        if (IsoagentError.is(error, 'not_found', 'is_directory', 'permission_denied', 'io')) {
-          counts.vanished++
-          continue
-        }
-        throw error
-      }
-      let result = scan.result!
-      if (pathOrderContent)
-        result = truncateMatches(result, limit - records, here ? position!.s : 0)
-      if (result.binary) {
-        counts.binary++
-        continue
-      }
-      if (result.lineTooLong) {
-        counts.lineTooLong++
-        continue
-      }
-      if (result.matches === 0 && !result.more) continue
-      if (passOver > 0) {
-        passOver--
-        continue
-      }
-      if (outputMode !== 'summary' && records >= limit) {
-        // One more matching file exists beyond a full page.
-        next = { p: lastPrinted!.path, i: 0, l: 0, s: 0 }
-        pipeline.putBack(scan)
-        break
-      }
-      if (result.matches > 0) filesMatched++
-      matchLines += result.matches
-      if (outputMode === 'files_with_matches') {
-        out.push(path)
-        records++
-      } else if (outputMode === 'count') {
-        out.push(`${path}:${result.matches}`)
-        records++
-      } else if (outputMode === 'content') {
-        appendContent(out, path, result.records, ctxLines > 0, lastPrinted)
-        records += result.records.filter((r) => r.match).length
-        if (result.records.length > 0)
-          lastPrinted = { path, line: result.records[result.records.length - 1]!.line }
-        if (result.more) {
-          next = { p: path, i: 1, l: result.lastMatchLine, s: result.shownThrough }
-          break
-        }
-        continue
-      }
-      lastPrinted = { path, line: 0 }
+/** Read files until the page is full, the source ends or the time budget is spent. */
+async function collectPage(
+  plan: GrepPlan,
+  source: GrepSource,
+  deadline: number,
+): Promise<GrepPage> {
+  const page: GrepPage = {
+    out: [],
+    records: 0,
+    matchLines: 0,
+    filesMatched: 0,
+    scanned: 0,
+    next: undefined,
+    timedOut: false,
+    lastPrinted: undefined,
+    counts: { binary: 0, lineTooLong: 0, vanished: source.vanished },
+  }
+  const { pipeline } = source
+  let inside = source.inside
+  let passOver = source.passOver
+  for (;;) {
+    const here = inside !== undefined
+    let scan = here ? await inside : pipeline.next()
+    if (scan instanceof Promise) scan = await scan
+    inside = undefined
+    if (scan === undefined) break
+    if (plan.outputMode !== 'summary' && Date.now() > deadline && page.lastPrinted !== undefined) {
+      page.timedOut = true
+      page.next = { p: page.lastPrinted.path, i: 0, l: 0, s: 0 }
+      pipeline.putBack(scan)
+      break
     }
-    nextCursor =
-      next === undefined
-        ? null
-        : positionCursor(args, { ...next, n: (position?.n ?? 0) + filesMatched })
-  } catch (error) {
-    await pipeline.close()
+    page.scanned += scan.files ?? 1
+    const result = usableResult(plan, page, scan, here)
+    if (result === undefined) continue
+    if (passOver > 0) {
+      passOver--
+      continue
+    }
+    if (plan.outputMode !== 'summary' && page.records >= plan.limit) {
+      // One more matching file exists beyond a full page.
+      page.next = { p: page.lastPrinted!.path, i: 0, l: 0, s: 0 }
+      pipeline.putBack(scan)
+      break
+    }
+    if (appendResult(plan, page, scan.path, result)) break
+  }
+  return page
+}
+
+/**
+ * A scanned file's result when it matches (cut to what the page has room for), else undefined:
+ * a file gone meanwhile, binary or with an over-long line is counted and passed over.
+ */
+function usableResult(
+  plan: GrepPlan,
+  page: GrepPage,
+  scan: Scanned,
+  resumed: boolean,
+): ScanResult | undefined {
+  if (scan.error !== undefined) {
+    const error = scan.error
+    if (IsoagentError.is(error, 'not_found', 'is_directory', 'permission_denied', 'io')) {
+      page.counts.vanished++
+      return undefined
+    }
     throw error
   }
-  const walkSkips = pipeline.countsSince()
-  pipeline.endPage(context, nextCursor)
+  let result = scan.result!
+  if (plan.pathOrderContent)
+    result = truncateMatches(result, plan.limit - page.records, resumed ? plan.position!.s : 0)
+  if (result.binary) {
+    page.counts.binary++
+    return undefined
+  }
+  if (result.lineTooLong) {
+    page.counts.lineTooLong++
+    return undefined
+  }
+  if (result.matches === 0 && !result.more) return undefined
+  return result
+}
 
+/** Put a matching file on the page; true when the page ends inside it (content with more). */
+function appendResult(plan: GrepPlan, page: GrepPage, path: string, result: ScanResult): boolean {
+  if (result.matches > 0) page.filesMatched++
+  page.matchLines += result.matches
+  if (plan.outputMode === 'files_with_matches') {
+    page.out.push(path)
+    page.records++
+  } else if (plan.outputMode === 'count') {
+    page.out.push(`${path}:${result.matches}`)
+    page.records++
+  } else if (plan.outputMode === 'content') {
+    appendContent(page.out, path, result.records, plan.ctxLines > 0, page.lastPrinted)
+    page.records += result.records.filter((r) => r.match).length
+    if (result.records.length > 0)
+      page.lastPrinted = { path, line: result.records[result.records.length - 1]!.line }
+    if (result.more) {
+      page.next = { p: path, i: 1, l: result.lastMatchLine, s: result.shownThrough }
+      return true
+    }
+    return false
+  }
+  page.lastPrinted = { path, line: 0 }
+  return false
+}
+
+/** The page as the tool's text and metadata. */
+function grepResult(
+  plan: GrepPlan,
+  page: GrepPage,
+  nextCursor: string | null,
+  walkSkips: WalkSkips,
+): ToolResult {
+  const { args, outputMode } = plan
   let output: string
   if (outputMode === 'summary') {
+    const { matchLines, filesMatched, scanned } = page
     output = `${matchLines} matching line${matchLines === 1 ? '' : 's'} in ${filesMatched} file${filesMatched === 1 ? '' : 's'} (${scanned} searched)`
   } else {
     const lines =
-      out.length === 0 ? [args.cursor === undefined ? '(no matches)' : '(no more matches)'] : out
+      page.out.length === 0
+        ? [args.cursor === undefined ? '(no matches)' : '(no more matches)']
+        : page.out
     if (nextCursor !== null)
       lines.push(
-        `... (${timedOut ? 'time budget reached' : 'more results'}; continue with cursor="${nextCursor}")`,
+        `... (${page.timedOut ? 'time budget reached' : 'more results'}; continue with cursor="${nextCursor}")`,
       )
     output = lines.join('\n')
   }
@@ -248,15 +369,15 @@ export async function runGrep(args: SearchArgs, context: ToolContext): Promise<T
     mode: 'grep',
     output_mode: outputMode,
     query: args.query,
-    path: WorkspacePath.display(start),
-    engine: matcher.engine,
-    returned: records,
-    matching_lines: matchLines,
-    files_with_matches: filesMatched,
-    files_scanned: scanned,
-    files_skipped: skipsMetadata(walkSkips, counts),
+    path: WorkspacePath.display(plan.start),
+    engine: plan.matcher.engine,
+    returned: page.records,
+    matching_lines: page.matchLines,
+    files_with_matches: page.filesMatched,
+    files_scanned: page.scanned,
+    files_skipped: skipsMetadata(walkSkips, page.counts),
     truncated: nextCursor !== null,
-    timed_out: timedOut,
+    timed_out: page.timedOut,
     next_cursor: nextCursor,
   })
 }
