@@ -1,4 +1,3 @@
-import type { Context } from 'hono'
 import {
   IsoagentError,
   checkServerConfig,
@@ -7,9 +6,9 @@ import {
 } from '../../adapters/index.ts'
 import { ApiError } from './api-error.ts'
 import { isPlainObject, onlyFields, readJsonObject } from './body.ts'
-import type { HostedSession } from './hosted-session.ts'
 import type { AppContext, RouteResponse, RouteSpec } from './route-spec.ts'
 import { schemaRef } from './schemas.ts'
+import { withSession } from './with-session.ts'
 
 const failure = (description: string): RouteResponse => ({
   description,
@@ -53,21 +52,6 @@ const ADD_SCHEMA = {
       },
     },
   },
-}
-
-function withSession(
-  ctx: AppContext,
-  fn: (c: Context, hosted: HostedSession) => Promise<Response> | Response,
-): (c: Context) => Promise<Response> {
-  return async (c) => {
-    const hosted = ctx.session(c)
-    hosted.enter()
-    try {
-      return await fn(c, hosted)
-    } finally {
-      hosted.leave()
-    }
-  }
 }
 
 /** The failure of a connect as an API error: the client's request was fine, the server not. */

@@ -1,7 +1,7 @@
-import type { Context } from 'hono'
 import { ApiError } from './api-error.ts'
 import type { AppContext, RouteSpec } from './route-spec.ts'
 import { schemaRef } from './schemas.ts'
+import { withSession } from './with-session.ts'
 
 const STATUS_SCHEMA = {
   type: 'object',
@@ -56,8 +56,7 @@ export function retrievalRoutes(ctx: AppContext): RouteSpec[] {
           schema: schemaRef('Error'),
         },
       },
-      handler: (c: Context) => {
-        const hosted = ctx.session(c)
+      handler: withSession(ctx, (c, hosted) => {
         const status = hosted.session.retrievalStatus()
         if (status === undefined)
           throw new ApiError(
@@ -66,7 +65,7 @@ export function retrievalRoutes(ctx: AppContext): RouteSpec[] {
             'this session did not enable semantic retrieval',
           )
         return c.json(status)
-      },
+      }),
     },
   ]
 }

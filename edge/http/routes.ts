@@ -9,6 +9,7 @@ import { buildOpenApi } from './openapi.ts'
 import type { AppContext, RouteResponse, RouteSpec } from './route-spec.ts'
 import { runtimeName } from './runtime.ts'
 import { schemaRef } from './schemas.ts'
+import { withSession } from './with-session.ts'
 
 const json = (schema: string, description: string): RouteResponse => ({
   description,
@@ -24,22 +25,6 @@ const SESSION_ERRORS = {
 const BODY_ERRORS = {
   '400': failure('malformed JSON, or a body that is not an object of the fields named'),
   '413': failure('body over the size limit'),
-}
-
-/** Run `fn` with the session of `:id`, counting the request as use of the session. */
-function withSession(
-  ctx: AppContext,
-  fn: (c: Context, hosted: HostedSession) => Response | Promise<Response>,
-): (c: Context) => Promise<Response> {
-  return async (c) => {
-    const hosted = ctx.session(c)
-    hosted.enter()
-    try {
-      return await fn(c, hosted)
-    } finally {
-      hosted.leave()
-    }
-  }
 }
 
 function parseLastEventId(value: string | null | undefined): number | undefined {

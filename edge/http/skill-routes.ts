@@ -1,7 +1,6 @@
-import type { Context } from 'hono'
-import type { HostedSession } from './hosted-session.ts'
 import type { AppContext, RouteResponse, RouteSpec } from './route-spec.ts'
 import { schemaRef } from './schemas.ts'
+import { withSession } from './with-session.ts'
 
 const failure = (description: string): RouteResponse => ({
   description,
@@ -55,21 +54,6 @@ const SKILLS_REPORT_SCHEMA = {
       },
     },
   },
-}
-
-function withSession(
-  ctx: AppContext,
-  fn: (c: Context, hosted: HostedSession) => Response,
-): (c: Context) => Promise<Response> {
-  return async (c) => {
-    const hosted = ctx.session(c)
-    hosted.enter()
-    try {
-      return fn(c, hosted)
-    } finally {
-      hosted.leave()
-    }
-  }
 }
 
 /** `GET /v1/sessions/:id/skills`: the session's skills, as `session.skills()` reports them. */
