@@ -18,7 +18,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import { join } from 'node:path'
 import { Agent, type Session, type ToolResult } from '../adapters/index.ts'
-import { localWorkspace } from '../adapters/node-fs/index.ts'
+import { localWorkspace } from '../adapters/node/index.ts'
 import {
   compare,
   formatSpread,

@@ -21,7 +21,7 @@ import {
   countLineEnds,
   type ByteFinder,
 } from '../src/tools/search/bytes/byte-search.ts'
-import { MEMCHR_INDEX } from '../adapters/node-fs/local-files.ts'
+import { MEMCHR_INDEX } from '../adapters/node/local-files.ts'
 import { inKernelMemory, searchBuffers } from '../src/tools/search/bytes/simd-bytes.ts'
 import {
   compare,

@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { Agent } from '../adapters/index.ts'
-import { localWorkspace } from '../adapters/node-fs/index.ts'
+import { localWorkspace } from '../adapters/node/index.ts'
 import { machineLine, median } from './harness.ts'
 
 const MB = Number(process.env.DOWNLOAD_BENCH_MB ?? 1024)

@@ -14,7 +14,7 @@ import { median } from './harness.ts'
 
 const PAGE_ENTRY = `
 import { Agent, WorkspacePath } from './adapters/index.ts'
-import { browserWorkspace } from './adapters/lightning-fs/index.ts'
+import { browserWorkspace } from './adapters/browser/index.ts'
 let session
 globalThis.bench = {
   async load(name) {

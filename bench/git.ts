@@ -21,7 +21,7 @@ import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import * as nodePath from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { Agent, type Session } from '../adapters/index.ts'
-import { localWorkspace } from '../adapters/node-fs/index.ts'
+import { localWorkspace } from '../adapters/node/index.ts'
 import { browserRows } from './git-browser.ts'
 import { machineLine, median } from './harness.ts'
 

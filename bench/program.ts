@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url'
 import { gzipSync } from 'node:zlib'
 import { build } from 'esbuild'
 import { Agent, memoryWorkspace, type CustomTool, type Session } from '../adapters/index.ts'
-import '../adapters/node-fs/index.ts'
+import '../adapters/node/index.ts'
 import { collectGarbage, machineLine, median } from './harness.ts'
 
 const COLD_RUNS = 9

@@ -76,7 +76,7 @@ async function ours<T>(path: string): Promise<T> {
 }
 const { Agent } = await ours<typeof import('../adapters/index.ts')>('adapters/index')
 const { localWorkspace } =
-  await ours<typeof import('../adapters/node-fs/index.ts')>('adapters/node-fs/index')
+  await ours<typeof import('../adapters/node/index.ts')>('adapters/node/index')
 const { rankBm25 } = await ours<typeof import('../src/tools/search/bm25/bm25.ts')>(
   'src/tools/search/bm25/bm25',
 )

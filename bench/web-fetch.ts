@@ -16,7 +16,7 @@ import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { NodeHtmlMarkdown } from 'node-html-markdown'
 import { Agent, memoryWorkspace } from '../adapters/index.ts'
-import '../adapters/node-fs/index.ts'
+import '../adapters/node/index.ts'
 import { convertHtml } from '../src/tools/web-fetch/html-convert.ts'
 import { machineLine, median } from './harness.ts'
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { Agent, type Session, type ToolDefinition } from '../adapters/index.ts'
-import { localWorkspace } from '../adapters/node-fs/index.ts'
+import { localWorkspace } from '../adapters/node/index.ts'
 
 const USAGE = `isoagent — coding-agent tools over a workspace
 

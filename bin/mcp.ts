@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util'
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { Agent, type Session } from '../adapters/index.ts'
-import { localWorkspace } from '../adapters/node-fs/index.ts'
+import { localWorkspace } from '../adapters/node/index.ts'
 import { createMcpServer } from '../edge/mcp/index.ts'
 import { readMcpConfig } from './mcp-config.ts'
 

@@ -7,7 +7,7 @@ import { Agent, type PermissionRules, type WorkspaceServices } from '../adapters
 import { memoryWorkspace } from '../adapters/memory/index.ts'
 import { MODEL_OPTIONS, MODEL_USAGE, modelFromFlags } from './model-flags.ts'
 import { EMBEDDINGS_OPTIONS, EMBEDDINGS_USAGE, embeddingsFromFlags } from './embeddings-flags.ts'
-import { localWorkspace } from '../adapters/node-fs/index.ts'
+import { localWorkspace } from '../adapters/node/index.ts'
 import { readMcpConfig } from './mcp-config.ts'
 
 const USAGE = `isoagent serve — the HTTP API over a workspace

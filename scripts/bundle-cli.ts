@@ -19,8 +19,8 @@ await build({
   absWorkingDir: root,
   entryPoints: {
     isoagent: 'bin/cli.ts',
-    'scan-worker': 'adapters/node-fs/scan-worker.ts',
-    'program-worker': 'adapters/node-fs/program-worker.ts',
+    'scan-worker': 'adapters/node/scan-worker.ts',
+    'program-worker': 'adapters/node/program-worker.ts',
   },
   outdir: 'dist/cli',
   bundle: true,

@@ -1,4 +1,4 @@
 // `isoagent` as Node.js resolves it (the package's `"node"` export condition): the same exports,
 // plus the Node runtime wiring (names resolved and every answer checked).
-import '../node-fs/node-runtime.ts'
+import '../node/node-runtime.ts'
 export * from '../index.ts'

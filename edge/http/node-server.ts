@@ -8,7 +8,7 @@ import {
 import type { AddressInfo } from 'node:net'
 // An app served on Node gets the Node runtime wiring (names resolved and pinned, program guests
 // in killable threads), whatever its workspace.
-import '../../adapters/node-fs/node-runtime.ts'
+import '../../adapters/node/node-runtime.ts'
 
 /** What {@link serve} needs of an app: a fetch handler and, optionally, a shutdown. */
 export interface ServableApp {

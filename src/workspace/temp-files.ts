@@ -26,7 +26,7 @@ export interface TempFile {
 
 /**
  * Temp files beside workspace paths: an optional service of workspaces on a local disk
- * (`capabilities.localRoot`), implemented by the node-fs adapter.
+ * (`capabilities.localRoot`), implemented by the local-disk adapter (adapters/node).
  */
 export interface TempFiles {
   /**

@@ -17,8 +17,8 @@ import {
   type TaskItemOutcome,
   type WorkspaceServices,
 } from '../../adapters/index.ts'
-import { browserWorkspace } from '../../adapters/lightning-fs/index.ts'
-import { localWorkspace } from '../../adapters/node-fs/index.ts'
+import { browserWorkspace } from '../../adapters/browser/index.ts'
+import { localWorkspace } from '../../adapters/node/index.ts'
 import { s3Workspace } from '../../adapters/s3/index.ts'
 import { seed as seedBrowser, uniqueFsName, wipeFs } from '../conformance/browser-fixture.ts'
 import { freshPrefix, seed as seedS3, startS3rver, wipe, type S3rverHandle } from '../s3/server.ts'

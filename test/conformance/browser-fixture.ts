@@ -1,7 +1,7 @@
 // Fixtures over browserWorkspace (lightning-fs on IndexedDB). No Node imports: the same module
 // runs in Node (on fake-indexeddb, see browser-env.ts) and bundled into a Chromium page.
 import { Agent, WorkspacePath, type WorkspaceServices } from '../../adapters/index.ts'
-import { browserWorkspace } from '../../adapters/lightning-fs/index.ts'
+import { browserWorkspace } from '../../adapters/browser/index.ts'
 import type { FixtureFactory, SeedFiles } from './fixture.ts'
 
 const encoder = new TextEncoder()

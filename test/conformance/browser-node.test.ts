@@ -11,7 +11,7 @@ import {
   browserWorkspace,
   type BrowserWorkspaceOptions,
   type WorkspaceServices,
-} from '../../adapters/lightning-fs/index.ts'
+} from '../../adapters/browser/index.ts'
 import {
   browserFixture,
   browserPortWorkspace,

@@ -17,7 +17,7 @@ import {
   type Session,
   type WorkspaceServices,
 } from '../../adapters/index.ts'
-import { localWorkspace, type LocalWorkspaceOptions } from '../../adapters/node-fs/index.ts'
+import { localWorkspace, type LocalWorkspaceOptions } from '../../adapters/node/index.ts'
 
 /** Files to seed a workspace with: text or bytes by relative path. */
 export type SeedFiles = Record<string, string | Uint8Array>

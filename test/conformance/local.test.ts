@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { localWorkspace } from '../../adapters/node-fs/index.ts'
+import { localWorkspace } from '../../adapters/node/index.ts'
 import { portConformance } from './port-cases.ts'
 import { localAsyncFixture, localFixture } from './fixture.ts'
 import { toolConformance } from './tool-cases.ts'

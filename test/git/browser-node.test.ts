@@ -1,7 +1,7 @@
 // The git cases on browserWorkspace in Node: lightning-fs on fake-indexeddb.
 import '../conformance/browser-env.ts'
 import { WorkspacePath } from '../../adapters/index.ts'
-import { browserWorkspace } from '../../adapters/lightning-fs/index.ts'
+import { browserWorkspace } from '../../adapters/browser/index.ts'
 import { uniqueFsName } from '../conformance/browser-fixture.ts'
 import { portTarget } from './git-fixture.ts'
 import { gitCases } from './git-cases.ts'

@@ -24,7 +24,7 @@ import {
   type IsoGitFs,
   type Session,
 } from '../../adapters/index.ts'
-import { gitCliBackend, localWorkspace } from '../../adapters/node-fs/index.ts'
+import { gitCliBackend, localWorkspace } from '../../adapters/node/index.ts'
 import { AUTHOR, filesOf, git, removeTemps, standardRepo, tempDir, write } from './git-fixture.ts'
 
 /** Live processes whose working directory is `dir` (git and what it starts run there). */

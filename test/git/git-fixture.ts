@@ -20,7 +20,7 @@ import {
   type Session,
   type WorkspaceServices,
 } from '../../adapters/index.ts'
-import { localWorkspace } from '../../adapters/node-fs/index.ts'
+import { localWorkspace } from '../../adapters/node/index.ts'
 
 /** The committer of every fixture commit (and the session author of the tool's commits). */
 export const AUTHOR = { name: 'Ada Lovelace', email: 'ada@example.com' }

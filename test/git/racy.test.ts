@@ -6,7 +6,7 @@ import { readFileSync, utimesSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { Agent, type Session } from '../../adapters/index.ts'
-import { localWorkspace } from '../../adapters/node-fs/index.ts'
+import { localWorkspace } from '../../adapters/node/index.ts'
 import { AUTHOR, git, removeTemps, standardRepo, write } from './git-fixture.ts'
 
 /**

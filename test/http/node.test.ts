@@ -8,7 +8,7 @@ import {
   openAICompatible,
   type WorkspaceServices,
 } from '../../adapters/index.ts'
-import { localWorkspace } from '../../adapters/node-fs/index.ts'
+import { localWorkspace } from '../../adapters/node/index.ts'
 import { createApp } from '../../edge/index.ts'
 import { serve } from '../../edge/node.ts'
 import { fuzzCases } from './fuzz-cases.ts'

@@ -10,7 +10,7 @@ import {
   type SessionOptions,
   type WorkspaceServices,
 } from '../../adapters/index.ts'
-import { localWorkspace } from '../../adapters/node-fs/index.ts'
+import { localWorkspace } from '../../adapters/node/index.ts'
 
 /** The workspaces every kernel test runs on. */
 export const WORKSPACE_KINDS = ['memory', 'local'] as const

@@ -6,7 +6,7 @@ import {
   ToolResultTransformPolicy,
   type SessionEvent,
 } from '../../adapters/index.ts'
-import '../../adapters/node-fs/index.ts'
+import '../../adapters/node/index.ts'
 import { cleanupHarnesses, harness, recordEvents, settle, WORKSPACE_KINDS } from './helpers.ts'
 
 afterEach(cleanupHarnesses)

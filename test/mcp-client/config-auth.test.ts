@@ -12,7 +12,7 @@ import {
   setMcpStdioLauncher,
   type Session,
 } from '../../adapters/index.ts'
-import { nodeStdioMcpLauncher } from '../../adapters/node-fs/index.ts'
+import { nodeStdioMcpLauncher } from '../../adapters/node/index.ts'
 import { streamableServer, type LoopbackMcp } from './http-servers.ts'
 import { toolServer } from './fixtures/tool-server.mjs'
 

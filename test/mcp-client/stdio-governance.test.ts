@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Agent, memoryWorkspace, type McpStdioConfig, type Session } from '../../adapters/index.ts'
-import { localWorkspace } from '../../adapters/node-fs/index.ts'
+import { localWorkspace } from '../../adapters/node/index.ts'
 
 const script = fileURLToPath(new URL('./fixtures/stdio-server.mjs', import.meta.url))
 let dir: string

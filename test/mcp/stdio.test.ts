@@ -8,7 +8,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Agent } from '../../adapters/index.ts'
-import { localWorkspace } from '../../adapters/node-fs/index.ts'
+import { localWorkspace } from '../../adapters/node/index.ts'
 
 const bin = fileURLToPath(new URL('../../bin/isoagent.mjs', import.meta.url))
 let dir: string

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { Agent, memoryWorkspace, type Session, type SessionEvent } from '../../adapters/index.ts'
-import { localWorkspace } from '../../adapters/node-fs/index.ts'
+import { localWorkspace } from '../../adapters/node/index.ts'
 import { rangeServing, seededBytes, startServer, type TestServer } from './http-fixture.ts'
 
 const MiB = 1024 * 1024

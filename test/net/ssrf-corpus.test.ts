@@ -7,7 +7,7 @@ import {
   type HttpTransport,
   type HttpTransportRequest,
 } from '../../adapters/index.ts'
-import { nodeHttpTransport, pinnedLookup } from '../../adapters/node-fs/index.ts'
+import { nodeHttpTransport, pinnedLookup } from '../../adapters/node/index.ts'
 import { startServer, type TestServer } from './http-fixture.ts'
 
 /** A transport that records every hop and never sends anything. */

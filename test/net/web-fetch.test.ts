@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Agent, memoryWorkspace, type Session } from '../../adapters/index.ts'
-import '../../adapters/node-fs/index.ts'
+import '../../adapters/node/index.ts'
 import { startServer, type TestServer } from './http-fixture.ts'
 import { serveFixtures, webFetchCases, type ResultJson } from './web-fetch-cases.ts'
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll } from 'vitest'
 import { Agent, type Session, type SessionOptions, type ToolResult } from '../../adapters/index.ts'
-import { localWorkspace, type LocalWorkspaceOptions } from '../../adapters/node-fs/index.ts'
+import { localWorkspace, type LocalWorkspaceOptions } from '../../adapters/node/index.ts'
 
 const roots: string[] = []
 const sessions: Session[] = []

@@ -108,7 +108,7 @@ describe('bash: process groups, deadlines and cancellation', () => {
 
   it('kills running commands when the host process exits', async () => {
     const root = newRoot()
-    const entry = fileURLToPath(new URL('../../adapters/node-fs/index.ts', import.meta.url))
+    const entry = fileURLToPath(new URL('../../adapters/node/index.ts', import.meta.url))
     const main = fileURLToPath(new URL('../../adapters/index.ts', import.meta.url))
     const script = join(root, 'host.mts')
     writeFileSync(

@@ -8,7 +8,7 @@ import {
   ToolResultTransformPolicy,
   type SessionEvent,
 } from '../../adapters/index.ts'
-import { localWorkspace, nodeShell } from '../../adapters/node-fs/index.ts'
+import { localWorkspace, nodeShell } from '../../adapters/node/index.ts'
 import { meta, newRoot, open, timed, useBashFixtures } from './bash-helpers.ts'
 
 useBashFixtures()

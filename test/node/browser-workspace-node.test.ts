@@ -24,7 +24,7 @@ function runInPlainNode(body: string) {
 
 describe('browserWorkspace where there is no IndexedDB', () => {
   it('is a typed unsupported error at creation and on resume, and the process exits cleanly', () => {
-    const entry = fileURLToPath(new URL('../../adapters/lightning-fs/index.ts', import.meta.url))
+    const entry = fileURLToPath(new URL('../../adapters/browser/index.ts', import.meta.url))
     const run = runInPlainNode(`
 import { Agent, browserWorkspace, IsoagentError, memoryWorkspace } from ${JSON.stringify(entry)}
 if (typeof indexedDB !== 'undefined') throw new Error('this test needs a runtime without IndexedDB')

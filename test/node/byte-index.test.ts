@@ -11,7 +11,7 @@ const memchr = vi.spyOn(Buffer.prototype, 'indexOf')
 const onPlainBytes = () => memchr.mock.contexts.filter((self) => !Buffer.isBuffer(self)).length
 
 const { Agent, memoryWorkspace } = await import('../../adapters/index.ts')
-const { localWorkspace } = await import('../../adapters/node-fs/index.ts')
+const { localWorkspace } = await import('../../adapters/node/index.ts')
 
 const files: Record<string, string> = {
   'a.txt': 'alpha\nneedle one\nbeta\n',

@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path'
 import { createInterface } from 'node:readline'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { Agent, type ToolResult } from '../../adapters/index.ts'
-import { localWorkspace } from '../../adapters/node-fs/index.ts'
+import { localWorkspace } from '../../adapters/node/index.ts'
 import { createApp } from '../../edge/index.ts'
 import { serve } from '../../edge/node.ts'
 
@@ -132,7 +132,7 @@ describe('concurrent writers over one folder', () => {
     writeFileSync(
       script,
       `import { Agent, WorkspacePath } from ${JSON.stringify(join(repo, 'adapters/index.ts'))}
-import { localWorkspace } from ${JSON.stringify(join(repo, 'adapters/node-fs/index.ts'))}
+import { localWorkspace } from ${JSON.stringify(join(repo, 'adapters/node/index.ts'))}
 const [root, tag] = process.argv.slice(2)
 const session = await Agent.create().session(localWorkspace(root, { searchThreads: 0 }))
 console.log('ready')

@@ -5,8 +5,8 @@ import { join, resolve } from 'node:path'
 import { createInterface } from 'node:readline'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { Agent } from '../../adapters/index.ts'
-import { localWorkspace } from '../../adapters/node-fs/index.ts'
-import { TEMP_GRACE_MS } from '../../adapters/node-fs/side-files.ts'
+import { localWorkspace } from '../../adapters/node/index.ts'
+import { TEMP_GRACE_MS } from '../../adapters/node/side-files.ts'
 
 // A process killed by SIGKILL in the middle of a write and a download leaves its temp files;
 // a workspace hides them from listings and search, and removes them once stale.
@@ -21,7 +21,7 @@ afterEach(() => rmSync(base, { recursive: true, force: true }))
 
 const repo = resolve(import.meta.dirname, '../..')
 const CHILD = `import { WorkspacePath } from ${JSON.stringify(join(repo, 'adapters/index.ts'))}
-import { localWorkspace } from ${JSON.stringify(join(repo, 'adapters/node-fs/index.ts'))}
+import { localWorkspace } from ${JSON.stringify(join(repo, 'adapters/node/index.ts'))}
 const ws = localWorkspace(process.argv[2], { searchThreads: 0 })
 const marker = new TextEncoder().encode('TEMPCONTENT '.repeat(4096))
 const download = await ws.tempFiles.create(WorkspacePath.parse('dl.bin'))

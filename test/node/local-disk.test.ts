@@ -15,8 +15,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { Agent, WorkspacePath, type Session } from '../../adapters/index.ts'
-import { localWorkspace } from '../../adapters/node-fs/index.ts'
-import { listings } from '../../adapters/node-fs/local-files.ts'
+import { localWorkspace } from '../../adapters/node/index.ts'
+import { listings } from '../../adapters/node/local-files.ts'
 import { inKernelMemory } from '../../src/tools/search/bytes/simd-bytes.ts'
 
 let root: string

@@ -49,7 +49,7 @@ function script(close: boolean) {
     file,
     `
     const { Agent } = await import(${JSON.stringify(dist + 'adapters/index.js')})
-    const { localWorkspace } = await import(${JSON.stringify(dist + 'adapters/node-fs/index.js')})
+    const { localWorkspace } = await import(${JSON.stringify(dist + 'adapters/node/index.js')})
     const session = await Agent.create().session(localWorkspace(${JSON.stringify(root)}))
     const grep = await session.tool('search', { mode: 'grep', query: 'needle' })
     const glob = await session.tool('search', { mode: 'glob', query: '**/*.ts' })

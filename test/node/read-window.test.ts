@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { Agent, WorkspacePath, type WorkspaceServices } from '../../adapters/index.ts'
-import { localWorkspace } from '../../adapters/node-fs/index.ts'
+import { localWorkspace } from '../../adapters/node/index.ts'
 
 const root = mkdtempSync(join(tmpdir(), 'isoagent-window-'))
 afterAll(() => rmSync(root, { recursive: true, force: true }))

@@ -12,9 +12,9 @@ import {
   type Session,
   type WorkspaceServices,
 } from '../../adapters/index.ts'
-import { localWorkspace } from '../../adapters/node-fs/index.ts'
-import { createWorkerPool, workerScanner } from '../../adapters/node-fs/scan-pool.ts'
-import type { ScanWorkerRequest } from '../../adapters/node-fs/scan-worker.ts'
+import { localWorkspace } from '../../adapters/node/index.ts'
+import { createWorkerPool, workerScanner } from '../../adapters/node/scan-pool.ts'
+import type { ScanWorkerRequest } from '../../adapters/node/scan-worker.ts'
 
 /** A tree of 400 files: enough for a grep to hand most of them to the scanner in batches. */
 function writeTree(root: string) {
@@ -521,7 +521,7 @@ describe('grep on scanner threads (local disk)', () => {
   it('workers do not keep a finished process alive', () => {
     const script = `
       const { Agent } = await import(${JSON.stringify(new URL('../../dist/adapters/index.js', import.meta.url).href)})
-      const { localWorkspace } = await import(${JSON.stringify(new URL('../../dist/adapters/node-fs/index.js', import.meta.url).href)})
+      const { localWorkspace } = await import(${JSON.stringify(new URL('../../dist/adapters/node/index.js', import.meta.url).href)})
       const session = await Agent.create().session(localWorkspace(${JSON.stringify(root)}, { searchThreads: 2 }))
       const r = await session.tool('search', { mode: 'grep', query: 'needle', output_mode: 'summary' })
       console.log(r.output)

@@ -4,7 +4,7 @@
 // the interrupt handler. Driven in Node on the inline runner; workerd.test.ts shows it in workerd.
 import { describe, expect, it } from 'vitest'
 import { inlineProgramRunner, NATIVE_LOOP_BOUND } from '../../adapters/index.ts'
-import { nodeQuickJs } from '../../adapters/node-fs/index.ts'
+import { nodeQuickJs } from '../../adapters/node/index.ts'
 import type { ProgramOutcome } from '../../src/index.ts'
 import { HOSTILE } from './hostile-cases.ts'
 

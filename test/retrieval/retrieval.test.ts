@@ -11,7 +11,7 @@ import {
   type RetrievalOptions,
   type Session,
 } from '../../adapters/index.ts'
-import { localWorkspace } from '../../adapters/node-fs/index.ts'
+import { localWorkspace } from '../../adapters/node/index.ts'
 import { FAKE_DIMENSION, startFakeEmbeddings, type FakeEmbeddings } from './fake-embeddings.ts'
 
 let fake: FakeEmbeddings

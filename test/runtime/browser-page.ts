@@ -8,7 +8,7 @@ import {
   browserWorkspace,
   type ToolResult,
   type WorkspaceServices,
-} from '../../adapters/lightning-fs/index.ts'
+} from '../../adapters/browser/index.ts'
 import {
   browserFixture,
   browserPortWorkspace,

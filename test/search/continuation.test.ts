@@ -12,7 +12,7 @@ import {
   type WorkspaceServices,
 } from '../../adapters/index.ts'
 import { runFileScanJob } from '../../src/tools/search/pipeline/scan-job.ts'
-import { localWorkspace } from '../../adapters/node-fs/index.ts'
+import { localWorkspace } from '../../adapters/node/index.ts'
 
 // A page that ends keeps its walk and the scans that ran past it for the page that continues at
 // its cursor. These tests check that continuing gives exactly what a fresh start at the cursor

@@ -16,7 +16,7 @@ import {
   type Session,
   type WorkspaceServices,
 } from '../../adapters/index.ts'
-import { localWorkspace } from '../../adapters/node-fs/index.ts'
+import { localWorkspace } from '../../adapters/node/index.ts'
 
 const roots: string[] = []
 afterEach(() => {

@@ -11,7 +11,7 @@ import {
   openAICompatible,
   type SessionEvent,
 } from '../../adapters/index.ts'
-import { localWorkspace } from '../../adapters/node-fs/index.ts'
+import { localWorkspace } from '../../adapters/node/index.ts'
 import { splitAllowedTools, SkillToolScope } from '../../src/skills/allowed-tools.ts'
 import { startFakeProvider, type FakeProvider } from '../llm/fake-provider.ts'
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { Agent, memoryWorkspace } from '../../adapters/index.ts'
-import { localWorkspace } from '../../adapters/node-fs/index.ts'
+import { localWorkspace } from '../../adapters/node/index.ts'
 
 const repo = resolve(import.meta.dirname, '../..')
 const dir = mkdtempSync(join(tmpdir(), 'isoagent-docs-tools-'))

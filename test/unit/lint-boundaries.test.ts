@@ -23,8 +23,8 @@ const importers = {
   ],
   adapters: [
     ['adapters/a.ts', '../'],
-    ['adapters/node-fs/x.ts', '../../'],
-    ['adapters/node-fs/deep/er/x.ts', '../../../../'],
+    ['adapters/node/x.ts', '../../'],
+    ['adapters/node/deep/er/x.ts', '../../../../'],
   ],
 } as const
 
@@ -58,7 +58,7 @@ describe('lint: part boundaries', () => {
     for (const code of [
       `export * from '${up}adapters/index.ts'\n`,
       `export { x } from '${up}edge/index.ts'\n`,
-      `export const load = () => import('${up}adapters/node-fs/index.ts')\n`,
+      `export const load = () => import('${up}adapters/node/index.ts')\n`,
       `export const load = () => import(\`${up}test/helpers/seeded-texts.ts\`)\n`,
       `export type T = import('${up}adapters/index.ts').Agent\n`,
     ])
@@ -74,10 +74,10 @@ describe('lint: part boundaries', () => {
       ['src/tools/search/walk/x.ts', '../../../kernel/tool-spec.ts'],
       ['src/kernel/k.ts', './adapters/local.ts'],
       ['src/kernel/k.ts', '../workspace/index.ts'],
-      ['adapters/node-fs/x.ts', '../../src/index.ts'],
-      ['adapters/node-fs/deep/er/x.ts', '../../../../src/kernel/kernel.ts'],
+      ['adapters/node/x.ts', '../../src/index.ts'],
+      ['adapters/node/deep/er/x.ts', '../../../../src/kernel/kernel.ts'],
       ['edge/index.ts', '../adapters/index.ts'],
-      ['bin/cli.ts', '../adapters/node-fs/index.ts'],
+      ['bin/cli.ts', '../adapters/node/index.ts'],
       ['test/unit/x.test.ts', '../../adapters/index.ts'],
       ['bench/search.ts', '../src/index.ts'],
     ]
@@ -138,7 +138,7 @@ describe('lint: Web-standard globals in src', () => {
     const code = "export const id = crypto.randomUUID() + new TextEncoder().encode('x').length\n"
     expect(await problems('src/tools/x.ts', code)).toEqual([])
     expect(
-      await problems('adapters/node-fs/x.ts', 'export const home = process.env.HOME\n'),
+      await problems('adapters/node/x.ts', 'export const home = process.env.HOME\n'),
     ).toEqual([])
   })
 })

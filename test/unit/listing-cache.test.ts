@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { ListingCache, type DirStamp } from '../../adapters/node-fs/listing-cache.ts'
+import { ListingCache, type DirStamp } from '../../adapters/node/listing-cache.ts'
 
 const stamp = (over: Partial<DirStamp> = {}): DirStamp => ({
   dev: 1,

@@ -4,7 +4,7 @@ import {
   packTree,
   unpackOutcomes,
   unpackTree,
-} from '../../adapters/node-fs/scan-packing.ts'
+} from '../../adapters/node/scan-packing.ts'
 import type {
   FileScanOutcome,
   ScanResult,

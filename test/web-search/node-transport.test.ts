@@ -2,7 +2,7 @@
 // checked, loopback reached only through net.allowHosts, records saying `resolved`.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Agent, memoryWorkspace } from '../../adapters/index.ts'
-import '../../adapters/node-fs/index.ts'
+import '../../adapters/node/index.ts'
 import { startFakeEngines, type FakeEngines } from './fake-engines.ts'
 
 let fakes: FakeEngines

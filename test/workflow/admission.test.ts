@@ -8,7 +8,7 @@ import {
   memoryWorkspace,
   type ToolResult,
 } from '../../adapters/index.ts'
-import { localWorkspace } from '../../adapters/node-fs/index.ts'
+import { localWorkspace } from '../../adapters/node/index.ts'
 import { scriptedModel } from '../agent/scripted-model.ts'
 
 // Generation permits and the file store's symlink refusal, through real sessions.

@@ -27,7 +27,7 @@ const SOURCE = `export default async function run(ctx, inputs) {
 }`
 
 const CHILD = `import { Agent } from ${JSON.stringify(join(repo, 'adapters/index.ts'))}
-import { localWorkspace } from ${JSON.stringify(join(repo, 'adapters/node-fs/index.ts'))}
+import { localWorkspace } from ${JSON.stringify(join(repo, 'adapters/node/index.ts'))}
 import { readFileSync } from 'node:fs'
 const [root, sourceFile] = process.argv.slice(2)
 const session = await Agent.create().session(localWorkspace(root, { searchThreads: 0 }), { workflows: {} })

@@ -4,7 +4,7 @@ import {
   anthropic,
   openAICompatible,
   type LanguageModel,
-} from '../../adapters/lightning-fs/index.ts'
+} from '../../adapters/browser/index.ts'
 import type { ModelSettings } from './chat-settings.ts'
 
 /** The model the settings name, over this page's `fetch`. */

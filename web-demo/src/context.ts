@@ -1,4 +1,4 @@
-import type { ToolDefinition, ToolResult } from '../../adapters/lightning-fs/index.ts'
+import type { ToolDefinition, ToolResult } from '../../adapters/browser/index.ts'
 import { h } from './dom.ts'
 import type { ToolClient } from './tool-client.ts'
 

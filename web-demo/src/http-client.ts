@@ -4,7 +4,7 @@ import type {
   SessionEvent,
   ToolDefinition,
   ToolResult,
-} from '../../adapters/lightning-fs/index.ts'
+} from '../../adapters/browser/index.ts'
 import { ChatError } from './chat-error.ts'
 import { clientFailure, type PendingConfirmation, type ToolClient } from './tool-client.ts'
 

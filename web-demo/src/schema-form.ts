@@ -1,4 +1,4 @@
-import type { JsonSchema } from '../../adapters/lightning-fs/index.ts'
+import type { JsonSchema } from '../../adapters/browser/index.ts'
 import { field, h } from './dom.ts'
 
 interface PropSchema {

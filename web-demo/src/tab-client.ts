@@ -10,7 +10,7 @@ import {
   type ToolDefinition,
   type ToolResult,
   type WorkspaceServices,
-} from '../../adapters/lightning-fs/index.ts'
+} from '../../adapters/browser/index.ts'
 import type { PendingConfirmation, ToolClient } from './tool-client.ts'
 
 /** The IndexedDB database (lightning-fs name) of the in-tab workspace. */

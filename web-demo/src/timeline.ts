@@ -1,4 +1,4 @@
-import type { SessionEvent, ToolResult } from '../../adapters/lightning-fs/index.ts'
+import type { SessionEvent, ToolResult } from '../../adapters/browser/index.ts'
 import { h } from './dom.ts'
 
 const MAX_ENTRIES = 200

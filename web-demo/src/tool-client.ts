@@ -1,4 +1,4 @@
-import type { SessionEvent, ToolDefinition, ToolResult } from '../../adapters/lightning-fs/index.ts'
+import type { SessionEvent, ToolDefinition, ToolResult } from '../../adapters/browser/index.ts'
 
 /** A call waiting for a human answer (a permission rule asked). */
 export interface PendingConfirmation {

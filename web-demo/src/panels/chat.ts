@@ -1,4 +1,4 @@
-import type { AgentEvent } from '../../../adapters/lightning-fs/index.ts'
+import type { AgentEvent } from '../../../adapters/browser/index.ts'
 import type { DemoContext, Panel } from '../context.ts'
 import {
   loadSettings,

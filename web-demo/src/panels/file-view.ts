@@ -1,4 +1,4 @@
-import type { ToolResult } from '../../../adapters/lightning-fs/index.ts'
+import type { ToolResult } from '../../../adapters/browser/index.ts'
 import { diffView, field, h, replace } from '../dom.ts'
 import { resultView, type DemoContext, type Panel } from '../context.ts'
 
