@@ -95,7 +95,10 @@ function serviceRoutes(ctx: AppContext): RouteSpec[] {
       operationId: 'health',
       summary: 'Liveness, version and runtime (no token needed)',
       auth: false,
-      responses: { '200': json('Health', 'the server is up') },
+      responses: {
+        '200': json('Health', 'the server is up'),
+        '403': failure('Host or Origin not allowed (the DNS-rebinding guard of a loopback server)'),
+      },
       handler: (c) => c.json({ ok: true, version: ctx.version, runtime: runtimeName() }),
     },
     {
