@@ -71,7 +71,7 @@ export function mcpTools(session: Session): Tool[] {
  */
 export function createMcpServer(session: Session, options: McpServerOptions = {}): Server {
   const server = new Server(options.serverInfo ?? MCP_SERVER_INFO, {
-    capabilities: { tools: {}, resources: {} },
+    capabilities: { tools: {}, resources: {}, logging: {} },
     jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
   })
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: mcpTools(session) }))

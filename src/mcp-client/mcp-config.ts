@@ -1,9 +1,15 @@
 import { IsoagentError } from '../errors.ts'
 
 /** OAuth for an HTTP MCP server: a token, or client credentials exchanged for one. */
+/**
+ * How to authenticate to an HTTP server: a fixed `accessToken`; a client-credentials grant at a
+ * given `tokenUrl` (client authentication in the body); or, without `tokenUrl`, a
+ * client-credentials grant at the authorization server the MCP server names (OAuth protected
+ * resource metadata, then the authorization server's metadata; `client_secret_basic`).
+ */
 export type McpOAuth =
   | { accessToken: string }
-  | { tokenUrl: string; clientId: string; clientSecret?: string; scopes?: string[] }
+  | { tokenUrl?: string; clientId: string; clientSecret?: string; scopes?: string[] }
 
 /** Settings every MCP server config shares. */
 export interface McpCommonConfig {
@@ -83,8 +89,10 @@ function checkOAuth(oauth: unknown, where: string): void {
   for (const key of Object.keys(o))
     if (!['tokenUrl', 'clientId', 'clientSecret', 'scopes'].includes(key))
       throw refuse(`${where}.oauth: unknown field "${key}"`)
-  if (typeof o.tokenUrl !== 'string' || typeof o.clientId !== 'string' || o.clientId === '')
-    throw refuse(`${where}.oauth needs accessToken, or tokenUrl and clientId`)
+  if (typeof o.clientId !== 'string' || o.clientId === '')
+    throw refuse(`${where}.oauth needs accessToken, or clientId (and tokenUrl, or discovery)`)
+  if (o.tokenUrl !== undefined && typeof o.tokenUrl !== 'string')
+    throw refuse(`${where}.oauth.tokenUrl must be a string`)
   if (o.clientSecret !== undefined && typeof o.clientSecret !== 'string')
     throw refuse(`${where}.oauth.clientSecret must be a string`)
   if (

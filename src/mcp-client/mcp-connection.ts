@@ -12,7 +12,13 @@ import { IsoagentError } from '../errors.ts'
 import { MCP_DEFAULT_TIMEOUT_MS, type McpServerConfig } from './mcp-config.ts'
 import { mcpError } from './mcp-errors.ts'
 import { MCP_MAX_TOOLS_PER_SERVER } from './mcp-tool-names.ts'
-import { accessToken, httpHeaders, stdioTransport, type McpFetch } from './mcp-transports.ts'
+import {
+  accessToken,
+  discoveryAuth,
+  httpHeaders,
+  stdioTransport,
+  type McpFetch,
+} from './mcp-transports.ts'
 
 import { MCP_MAX_LIST_PAGES, MCP_RECONNECT_DELAYS_MS } from './mcp-limits.ts'
 import { timeoutSignal } from '../net/timeout-signal.ts'
@@ -107,9 +113,14 @@ export class McpConnection {
     const token = await accessToken(config.oauth, this.fetchFn, signal)
     const url = new URL(config.url)
     const init = { headers: httpHeaders(config, token) }
+    const authProvider = discoveryAuth(config.oauth)
     try {
       const client = await this.start(
-        new StreamableHTTPClientTransport(url, { requestInit: init, fetch: this.fetchFn }),
+        new StreamableHTTPClientTransport(url, {
+          requestInit: init,
+          fetch: this.fetchFn,
+          ...(authProvider ? { authProvider } : {}),
+        }),
         signal,
       )
       this.via = 'streamable-http'
@@ -121,6 +132,7 @@ export class McpConnection {
       new SSEClientTransport(url, {
         requestInit: init,
         fetch: this.fetchFn,
+        ...(authProvider ? { authProvider } : {}),
         eventSourceInit: { fetch: sseFetch(this.fetchFn, init.headers) },
       }),
       signal,

@@ -1,3 +1,5 @@
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js'
+import { ClientCredentialsProvider } from '@modelcontextprotocol/sdk/client/auth-extensions.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import { IsoagentError } from '../errors.ts'
 import type { McpHttpConfig, McpStdioConfig } from './mcp-config.ts'
@@ -48,6 +50,7 @@ export async function accessToken(
 ): Promise<string | undefined> {
   if (oauth === undefined) return undefined
   if ('accessToken' in oauth) return oauth.accessToken
+  if (oauth.tokenUrl === undefined) return undefined
   const body = new URLSearchParams({ grant_type: 'client_credentials', client_id: oauth.clientId })
   if (oauth.clientSecret !== undefined) body.set('client_secret', oauth.clientSecret)
   if (oauth.scopes?.length) body.set('scope', oauth.scopes.join(' '))
@@ -72,4 +75,20 @@ export async function accessToken(
   if (typeof token !== 'string' || token === '')
     throw new IsoagentError('transport', 'the token endpoint answered without an access_token')
   return token
+}
+
+/**
+ * The SDK's OAuth provider for a client-credentials grant found by discovery (`oauth` without
+ * `tokenUrl`): the transport answers a 401 by reading the server's protected resource metadata
+ * and the authorization server's, then asks for a token with `client_secret_basic`.
+ */
+export function discoveryAuth(oauth: McpHttpConfig['oauth']): OAuthClientProvider | undefined {
+  if (oauth === undefined || 'accessToken' in oauth || oauth.tokenUrl !== undefined)
+    return undefined
+  return new ClientCredentialsProvider({
+    clientId: oauth.clientId,
+    clientSecret: oauth.clientSecret ?? '',
+    clientName: 'isoagent',
+    ...(oauth.scopes?.length ? { scope: oauth.scopes.join(' ') } : {}),
+  })
 }
