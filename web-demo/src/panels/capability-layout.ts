@@ -2,8 +2,11 @@ import { h, replace } from '../dom.ts'
 
 type Child = Node | string | null | undefined | false
 
-/** How a note reads: information, a hint what to do next, or a capability that is missing. */
-export type NoteKind = 'info' | 'hint' | 'missing'
+/**
+ * How a note reads: information, a hint what to do next (or good news), a warning (a mismatch),
+ * or a capability that is missing.
+ */
+export type NoteKind = 'info' | 'hint' | 'warn' | 'missing'
 
 /**
  * The one layout of the capability panels (governance, projection, tab vs server, skills,

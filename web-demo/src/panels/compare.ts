@@ -159,15 +159,15 @@ export function comparePanel(): Panel {
         )
         if (typeof tab === 'string' || typeof server === 'string') {
           verdict.dataset.match = 'incomplete'
-          return replace(verdict, note('hint', 'Only one side ran.'))
+          return replace(verdict, note('warn', 'Only one side ran.'))
         }
         const diff = difference(tab, server)
         verdict.dataset.match = diff === undefined ? 'same' : 'different'
         replace(
           verdict,
           diff === undefined
-            ? note('info', '✓ Same result in the tab and on the server.')
-            : note('hint', `The results differ: ${diff}.`),
+            ? note('hint', '✓ Same result in the tab and on the server.')
+            : note('warn', `The results differ: ${diff}.`),
         )
       }
       return el
