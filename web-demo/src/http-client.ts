@@ -19,6 +19,12 @@ const EVENT_TYPES: SessionEvent['type'][] = [
   'hook_error',
   'budget_exhausted',
   'events_dropped',
+  'skill_loaded',
+  'skill_started',
+  'skill_finished',
+  'workflow_step_started',
+  'workflow_step_completed',
+  'workflow_step_failed',
 ]
 
 interface ApiErrorBody {
@@ -103,8 +109,11 @@ export class HttpClient implements ToolClient {
     })
   }
 
-  /** A session route, reopening the session once when the server no longer holds it. */
-  private async sessionRequest(
+  /**
+   * A session route (`rest` after `/v1/sessions/:id`), reopening the session once when the
+   * server no longer holds it. Public for the panels that read session state (skills, MCP, …).
+   */
+  async sessionRequest(
     method: string,
     rest: string,
     body?: unknown,

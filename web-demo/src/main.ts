@@ -2,6 +2,7 @@ import './styles.css'
 import type { DemoContext, Panel } from './context.ts'
 import { confirmations } from './confirmations.ts'
 import { h, replace } from './dom.ts'
+import { artifactViewer } from './panels/artifact-viewer.ts'
 import { fileTree } from './panels/file-tree.ts'
 import { createPanels } from './panels/index.ts'
 import { timeline } from './timeline.ts'
@@ -16,6 +17,8 @@ const serverAvailable = token !== '' && location.protocol.startsWith('http')
 const app = document.getElementById('app')!
 const dialog = confirmations()
 const events = timeline()
+const artifacts = artifactViewer()
+events.onArtifact((uri, tool) => void artifacts.open(uri, tool))
 const status = h('span', { id: 'status', 'aria-live': 'polite' })
 const modeGroup = h('div', { class: 'modes', role: 'radiogroup', 'aria-label': 'Workspace' })
 const tabTools = h('div', { class: 'row tab-only' })
@@ -61,6 +64,7 @@ app.append(
     h('aside', { class: 'events', 'aria-label': 'Timeline' }, h('h2', {}, 'Timeline'), events.el),
   ),
   dialog.el,
+  artifacts.el,
 )
 
 function showTab(panels: Panel[], id: string, focus = false) {
@@ -232,6 +236,7 @@ async function start(mode: ClientMode): Promise<void> {
     showTab(all, all[(at + step + all.length) % all.length]!.id, true)
   }
   dialog.attach(next)
+  artifacts.attach(next)
   if (mode === 'tab') importControls(next as TabClient, () => tree.refresh())
   status.textContent = `Workspace: ${next.description} · ${tools.length} tools`
   document.body.dataset.mode = mode

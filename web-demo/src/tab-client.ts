@@ -16,10 +16,17 @@ import type { PendingConfirmation, ToolClient } from './tool-client.ts'
 /** The IndexedDB database (lightning-fs name) of the in-tab workspace. */
 export const TAB_WORKSPACE_NAME = 'isoagent-demo'
 
-/** Rules of the in-tab session: writing under `private/` asks first (to show the dialog). */
+/**
+ * Rules of the in-tab session: writing under `private/` asks first (to show the dialog), writing
+ * under `secrets/` is refused (to show a denial).
+ */
 export const TAB_PERMISSIONS = {
   ask: ['write(private/**)', 'edit(private/**)', 'patch(private/**)'],
+  deny: ['write(secrets/**)', 'edit(secrets/**)', 'patch(secrets/**)'],
 }
+
+/** Options of every in-tab session: the rules, and `dynamic_workflow` (journal in the workspace). */
+export const TAB_SESSION_OPTIONS = { permissions: TAB_PERMISSIONS, workflows: {} }
 
 const READ_ONLY = new Set(['read', 'ls', 'search'])
 
@@ -44,7 +51,8 @@ export class TabClient implements ToolClient {
 
   private constructor(
     private readonly lfs: LightningFS,
-    private readonly session: Session,
+    /** The panels' session (the governance and capability panels read its state). */
+    readonly session: Session,
     /** The workspace port, for importing and exporting files (host-side, no tool call). */
     readonly workspace: WorkspaceServices,
   ) {
@@ -54,7 +62,7 @@ export class TabClient implements ToolClient {
   static async open(): Promise<TabClient> {
     const lfs = new LightningFS(TAB_WORKSPACE_NAME)
     const workspace = browserWorkspace({ name: TAB_WORKSPACE_NAME, fs: lfs })
-    const session = await Agent.create().session(workspace, { permissions: TAB_PERMISSIONS })
+    const session = await Agent.create().session(workspace, TAB_SESSION_OPTIONS)
     return new TabClient(lfs, session, workspace)
   }
 
@@ -71,9 +79,7 @@ export class TabClient implements ToolClient {
   async useModel(model: LanguageModel): Promise<void> {
     await this.closeChat()
     const workspace = browserWorkspace({ name: TAB_WORKSPACE_NAME, fs: this.lfs })
-    const session = await Agent.create({ model }).session(workspace, {
-      permissions: TAB_PERMISSIONS,
-    })
+    const session = await Agent.create({ model }).session(workspace, TAB_SESSION_OPTIONS)
     const stop = new AbortController()
     this.chat = { session, stop }
     void this.pump(session, stop.signal)

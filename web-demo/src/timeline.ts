@@ -8,17 +8,62 @@ interface Evidence {
   original_bytes: number
   projected_bytes: number
   loss_mode?: string
+  /** `inline:sha256:…` when nothing was cut, else the `a3s://tool-output/…` full original. */
+  content_ref?: string
+  transform_algorithm?: string
+}
+
+/** Opens the full original of a cut result (the artifact named by the evidence). */
+export type ArtifactOpener = (uri: string, toolName: string) => void
+
+/** The evidence line of a result: bytes kept of the original, loss mode, the artifact. */
+function evidenceView(
+  e: Evidence,
+  toolName: string,
+  open: ArtifactOpener | undefined,
+): HTMLElement {
+  const saved = e.original_bytes - e.projected_bytes
+  const cut = saved > 0 || (e.loss_mode !== undefined && e.loss_mode !== 'none')
+  const artifact = e.content_ref?.startsWith('a3s://') ? e.content_ref : undefined
+  const kept = e.original_bytes > 0 ? Math.round((e.projected_bytes / e.original_bytes) * 100) : 100
+  return h(
+    'div',
+    {
+      class: `evidence${cut ? ' cut' : ''}`,
+      'data-saved': saved,
+      'data-loss-mode': e.loss_mode ?? 'none',
+      title: e.transform_algorithm,
+    },
+    `projection: ${e.original_bytes} B → ${e.projected_bytes} B` +
+      (cut ? `, ${saved} B saved (${e.loss_mode}; ${kept}% kept)` : ', nothing cut'),
+    artifact
+      ? h(
+          'button',
+          {
+            type: 'button',
+            class: 'artifact-link',
+            'data-uri': artifact,
+            title: artifact,
+            onclick: () => open?.(artifact, toolName),
+          },
+          'open the full original',
+        )
+      : null,
+  )
 }
 
 /**
  * The live timeline of session events: one entry per call (start, streamed output, end with its
  * duration and outcome), denials and confirmations, and the projection evidence of each result
- * (bytes before and after projection).
+ * (bytes before and after projection, the loss mode, and a button opening the full original of a
+ * cut result).
  */
 export function timeline(): {
   el: HTMLElement
   add(event: SessionEvent): void
   evidence(result: ToolResult): void
+  /** What the evidence's "open the full original" does. */
+  onArtifact(open: ArtifactOpener): void
   clear(): void
 } {
   const list = h('ol', { id: 'timeline', class: 'timeline', 'aria-label': 'Session events' })
@@ -27,18 +72,11 @@ export function timeline(): {
   const awaitingEvidence: HTMLElement[] = []
   const earlyResults: ToolResult[] = []
 
+  let openArtifact: ArtifactOpener | undefined
   const attach = (el: HTMLElement, result: ToolResult) => {
     const e = result.metadata?.a3s_tool_result_evidence as Evidence | undefined
     if (!e) return
-    const saved = e.original_bytes - e.projected_bytes
-    el.append(
-      h(
-        'div',
-        { class: 'evidence', 'data-saved': saved },
-        `projection: ${e.original_bytes} B → ${e.projected_bytes} B` +
-          (saved > 0 ? `, ${saved} B saved (${e.loss_mode})` : ', nothing cut'),
-      ),
-    )
+    el.append(evidenceView(e, result.name, (uri, tool) => openArtifact?.(uri, tool)))
   }
 
   const entry = (callId: string, toolName: string, at: number): HTMLElement => {
@@ -158,6 +196,9 @@ export function timeline(): {
         earlyResults.push(result)
         if (earlyResults.length > 50) earlyResults.shift()
       }
+    },
+    onArtifact(open) {
+      openArtifact = open
     },
     clear() {
       list.replaceChildren()
