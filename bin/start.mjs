@@ -34,8 +34,10 @@ if (git('init', '-q', '-b', 'main') && git('add', '-A')) git('commit', '-q', '-m
 
 process.stdout.write(`Demo workspace: a copy of examples/sample-project in ${dir}\n`)
 const { main } = await import(compiled.href)
-// Commands that delete files or push ask first: the web demo shows the confirmation dialog.
+// Commands that delete files or push ask first: the web demo shows the confirmation dialog. Writes
+// under secrets/ are refused: the governance panel shows a denied call.
 const rules = ['--ask', 'bash(rm *)', '--ask', 'bash(git push*)']
+for (const tool of ['write', 'edit', 'patch']) rules.push('--deny', `${tool}(secrets/**)`)
 process.exitCode = await main([
   'serve',
   '--workspace',
