@@ -89,7 +89,14 @@ function importControls(tab: TabClient, refresh: () => void, openReadme: () => v
     refresh()
   }
   const picker = (id: string, label: string, folder: boolean) => {
-    const input = h('input', { type: 'file', id, multiple: true, class: 'visually-hidden' })
+    const input = h('input', {
+      type: 'file',
+      id,
+      multiple: true,
+      class: 'visually-hidden',
+      // The label is the one keyboard stop (Enter or Space opens the picker).
+      tabindex: -1,
+    })
     if (folder) input.setAttribute('webkitdirectory', '')
     input.addEventListener('change', async () => {
       if (input.files?.length) await run(await filesOfInput(input.files))
@@ -215,7 +222,7 @@ async function start(mode: ClientMode): Promise<void> {
         ? 'This tab’s workspace is empty: Reset sample, import files or a folder, or drop them here.'
         : 'The server’s workspace is empty: create a file in the File panel.',
     onRootLoaded: (names) => {
-      if (!opened && names.includes('README.md')) ctx.openFile('README.md')
+      if (!opened && names.includes('README.md')) file.openFirst('README.md')
       opened = true
     },
   })

@@ -42,7 +42,11 @@ async function readAll(
  * on demand), change, review the change side by side (`edit` dry run, then a merge view), apply
  * (`edit`, or `write` for a new or empty file) and see the diff applied.
  */
-export function fileViewPanel(): Panel & { open(path: string, line?: number): void } {
+export function fileViewPanel(): Panel & {
+  open(path: string, line?: number): void
+  /** Open `path` unless a file was opened or created already (the first file shown). */
+  openFirst(path: string): void
+} {
   let ctx!: DemoContext
   let original = ''
   let current: string | undefined
@@ -84,11 +88,15 @@ export function fileViewPanel(): Panel & { open(path: string, line?: number): vo
     applyButton.disabled = true
   }
 
+  /** Counts opens and new files: a read that ends after a later one started is dropped. */
+  let generation = 0
   const open = async (path: string, line?: number): Promise<void> => {
+    const mine = ++generation
     pathInput.value = path
     clearReview()
     show(`Reading ${path}…`)
     const [read, ed] = await Promise.all([readAll(ctx, path), editor()])
+    if (mine !== generation) return
     heading.textContent = path
     if ('exitCode' in read) {
       current = undefined
@@ -182,8 +190,10 @@ export function fileViewPanel(): Panel & { open(path: string, line?: number): vo
   const newFile = async () => {
     const path = pathInput.value.trim()
     if (!path) return show('Type the new file’s path first.')
+    const mine = ++generation
     clearReview()
     const ed = await editor()
+    if (mine !== generation) return
     current = undefined
     original = ''
     void ed.load('', path)
@@ -210,6 +220,9 @@ export function fileViewPanel(): Panel & { open(path: string, line?: number): vo
     id: 'file',
     title: 'File',
     open: (path, line) => void open(path, line),
+    openFirst: (path) => {
+      if (generation === 0) void open(path)
+    },
     render(c) {
       ctx = c
       return h(
