@@ -5,6 +5,12 @@ import { minimalSetup } from 'codemirror'
 import { editorTheme } from './editor-theme.ts'
 import { languageOf } from './languages.ts'
 
+/** The collapsed stretches without their ⦚ marks (a glyph many fonts lack). */
+const collapsedTheme = EditorView.theme({
+  '& .cm-collapsedLines::before, & .cm-collapsedLines::after': { content: 'none' },
+  '& .cm-collapsedLines': { color: 'var(--muted)', fontStyle: 'italic' },
+})
+
 /**
  * The review step: the file before (left) and after (right) the change, side by side, changed
  * lines marked and long unchanged stretches collapsed. Both sides are read only: the change is
@@ -24,8 +30,12 @@ export async function mergeReview(
     EditorState.readOnly.of(true),
     EditorView.editable.of(false),
     EditorView.contentAttributes.of({ 'aria-label': label, tabindex: '0' }),
+    // Wrapped, so a change at the end of a long line shows in a narrow column.
+    EditorView.lineWrapping,
+    EditorState.phrases.of({ '$ unchanged lines': '$ unchanged lines (click to show)' }),
     support,
     editorTheme,
+    collapsedTheme,
   ]
   return new MergeView({
     parent,
