@@ -11,7 +11,7 @@ import {
   type DecorationSet,
 } from '@codemirror/view'
 import { minimalSetup } from 'codemirror'
-import { editorTheme } from './editor-theme.ts'
+import { editorTheme, schemeColours } from './editor-theme.ts'
 import { languageOf } from './languages.ts'
 
 /** The editor of the file panel: CodeMirror 6 with the file's language loaded on demand. */
@@ -75,6 +75,7 @@ export function createCodeEditor(
     EditorState.readOnly.of(locked),
     EditorView.contentAttributes.of({ 'aria-label': options.label ?? 'File content' }),
     editorTheme,
+    schemeColours(),
   ]
   const view = new EditorView({
     parent: host,

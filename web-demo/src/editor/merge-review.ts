@@ -2,7 +2,7 @@ import { MergeView } from '@codemirror/merge'
 import { EditorState } from '@codemirror/state'
 import { EditorView, lineNumbers } from '@codemirror/view'
 import { minimalSetup } from 'codemirror'
-import { editorTheme } from './editor-theme.ts'
+import { editorTheme, schemeColours } from './editor-theme.ts'
 import { languageOf } from './languages.ts'
 
 /** The collapsed stretches without their ⦚ marks (a glyph many fonts lack). */
@@ -35,6 +35,7 @@ export async function mergeReview(
     EditorState.phrases.of({ '$ unchanged lines': '$ unchanged lines (click to show)' }),
     support,
     editorTheme,
+    schemeColours(),
     collapsedTheme,
   ]
   return new MergeView({
