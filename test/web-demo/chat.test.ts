@@ -103,7 +103,11 @@ describe('web demo chat panel (Chromium)', () => {
     )
     expect(await page.textContent('#chat-log li.msg.user')).toBe('Write a note and read it back.')
     // The calls are session events: they show in the timeline too; the file tree has the file.
-    await page.locator('#timeline li[data-tool="read"] .call-state:has-text("completed")').waitFor()
+    await page
+      .locator(
+        '#timeline li[data-tool="read"]:has(.args:has-text("chat/note.txt")) .call-state:has-text("completed")',
+      )
+      .waitFor()
     await page
       .locator('.tree-dir[data-path="chat"], .tree-file[data-path="chat/note.txt"]')
       .first()
@@ -166,7 +170,13 @@ describe('web demo chat panel (Chromium)', () => {
     expect(await read.getAttribute('data-exit-code')).toBe('0')
     expect(await read.locator('.chat-tool-output').textContent()).toContain('# served with a model')
     expect(await answer.locator('.msg-text').textContent()).toBe('The README is a title.')
-    await page.locator('#timeline li[data-tool="read"] .call-state:has-text("completed")').waitFor()
+    // Two completed reads: the page opening README.md at load, and the turn's.
+    await page.waitForFunction(
+      () =>
+        [...document.querySelectorAll('#timeline li[data-tool="read"] .call-state')].filter((e) =>
+          e.textContent?.includes('completed'),
+        ).length === 2,
+    )
     // The server's key went to the fake, not one from the page.
     const sent = fake.requests.filter((r) => r.body.model === 'server-model')
     expect(sent).toHaveLength(2)

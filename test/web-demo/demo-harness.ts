@@ -7,6 +7,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { CHROMIUM, MISSING_CHROMIUM } from '../runtime/chromium-launch.ts'
 
 const bin = fileURLToPath(new URL('../../bin/isoagent.mjs', import.meta.url))
+const start = fileURLToPath(new URL('../../bin/start.mjs', import.meta.url))
 const built = fileURLToPath(new URL('../../dist/web-demo/index.html', import.meta.url))
 
 /** A running `isoagent serve` with the demo. */
@@ -21,16 +22,34 @@ export interface DemoServer {
   stop(): Promise<void>
 }
 
-/** Start the built CLI's `serve` with `args` (a workspace, rules) and wait for its banner. */
+/**
+ * Start the built CLI's `serve` with `args` (a workspace, rules) and wait for its banner. With
+ * `entry: 'start'` it is `bin/start.mjs`, what `npm start` runs after the build: a copy of
+ * examples/sample-project made a git repository, served with the demo's rules (`args` are
+ * appended, as `npm start -- ARGS` does).
+ */
 export async function startDemoServer(
   args: string[],
   env: Record<string, string> = {},
+  options: { entry?: 'serve' | 'start' } = {},
 ): Promise<DemoServer> {
   if (!existsSync(built)) throw new Error('dist/web-demo is missing: run `npm run build` first')
+  const entry = options.entry === 'start' ? [start] : [bin, 'serve']
   const child: ChildProcess = spawn(
     process.execPath,
-    [bin, 'serve', '--port', '0', '--token', 'demo-token-0123456789', ...args],
-    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ISOAGENT_TOKEN: '', ...env } },
+    [...entry, '--port', '0', '--token', 'demo-token-0123456789', ...args],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: {
+        ...process.env,
+        ISOAGENT_TOKEN: '',
+        // `npm start` picks a model from these; a test's machine may have them.
+        ...(options.entry === 'start'
+          ? { ISOAGENT_MODEL_PROVIDER: '', ANTHROPIC_API_KEY: '', OPENAI_API_KEY: '' }
+          : {}),
+        ...env,
+      },
+    },
   )
   let out = ''
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()))
@@ -92,4 +111,28 @@ export async function openDemoBrowser(
 export async function gotoDemo(page: Page, url: string, mode: 'tab' | 'server'): Promise<void> {
   await page.goto(url)
   await page.waitForSelector(`body[data-ready="${mode}"]`, { timeout: 30_000 })
+}
+
+/** The text of the file panel's editor (CodeMirror's lines; files short enough to be all drawn). */
+export function editorText(page: Page): Promise<string> {
+  return page.$$eval('#editor .cm-line', (lines) => lines.map((l) => l.textContent).join('\n'))
+}
+
+/** Replace the whole text of the file panel's editor, as typing would. */
+export async function fillEditor(page: Page, text: string): Promise<void> {
+  await page.fill('#editor .cm-content', text)
+}
+
+/** Open `path` in the file panel through its path field and wait until it is shown. */
+export async function openInEditor(page: Page, path: string): Promise<void> {
+  await page.click('#tab-file')
+  await page.fill('#open-path', path)
+  await page.click('#open')
+  await page.waitForFunction(
+    (p) =>
+      document.getElementById('file-title')?.textContent === p &&
+      document.getElementById('editor')?.dataset.path === p &&
+      !document.getElementById('file-status')?.textContent?.startsWith('Reading'),
+    path,
+  )
 }

@@ -1,8 +1,8 @@
 // Importing a folder into the in-tab workspace (the picker with webkitdirectory, and drag and
 // drop), searching it, and exporting the workspace as a zip, in Chromium against the built demo.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { join, relative } from 'node:path'
 import { unzipSync } from 'fflate'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -15,6 +15,7 @@ import {
 } from './demo-harness.ts'
 
 const FILES = 200
+const SAMPLE = join(import.meta.dirname, '../../examples/sample-project')
 let server: DemoServer
 let demo: DemoBrowser
 let page: Page
@@ -82,7 +83,12 @@ describe('web demo, import and export (Chromium)', () => {
     expect(download.suggestedFilename()).toBe('isoagent-workspace.zip')
     const entries = unzipSync(new Uint8Array(readFileSync(await download.path())))
     const names = Object.keys(entries).sort()
-    expect(names).toEqual([...expected.keys(), 'dropped.txt'].sort())
+    // The sample project the first visit wrote is there too (its .git left out).
+    const sample = readdirSync(SAMPLE, { recursive: true, withFileTypes: true })
+      .filter((e) => e.isFile())
+      .map((e) => relative(SAMPLE, join(e.parentPath, e.name)))
+    expect(sample).toContain('src/slugify.ts')
+    expect(names).toEqual([...expected.keys(), 'dropped.txt', ...sample].sort())
     const decoder = new TextDecoder()
     for (const [path, text] of expected) expect(decoder.decode(entries[path])).toBe(text)
     expect(decoder.decode(entries['dropped.txt'])).toBe('dropped text\n')

@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
+  fillEditor,
   gotoDemo,
   openDemoBrowser,
   startDemoServer,
@@ -104,9 +105,10 @@ describe('web demo, server mode (Chromium)', () => {
     await page.waitForFunction(
       () => document.getElementById('file-title')?.textContent === 'README.md',
     )
-    await page.fill('#editor', '# served from disk, edited in the page')
+    await page.waitForSelector('#editor[data-path="README.md"]')
+    await fillEditor(page, '# served from disk, edited in the page')
     await page.click('#review')
-    await page.waitForSelector('#diff-before .diff')
+    await page.waitForSelector('#merge-view .cm-mergeView')
     await page.click('#apply')
     await page.waitForSelector('#diff-after .diff')
     expect(readFileSync(join(dir, 'README.md'), 'utf8')).toBe(

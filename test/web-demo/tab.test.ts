@@ -6,8 +6,11 @@ import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
+  editorText,
+  fillEditor,
   gotoDemo,
   openDemoBrowser,
+  openInEditor,
   startDemoServer,
   type DemoBrowser,
   type DemoServer,
@@ -31,17 +34,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true })
 })
 
-async function openFile(path: string): Promise<void> {
-  await page.click('#tab-file')
-  await page.fill('#open-path', path)
-  await page.click('#open')
-  await page.waitForFunction(
-    (p) =>
-      document.getElementById('file-title')?.textContent === p &&
-      !document.getElementById('file-status')?.textContent?.startsWith('Reading'),
-    path,
-  )
-}
+const openFile = (path: string) => openInEditor(page, path)
 
 describe('web demo, this tab (Chromium)', () => {
   it('offers the browser workspace tools: no bash, no download', async () => {
@@ -57,17 +50,20 @@ describe('web demo, this tab (Chromium)', () => {
   it('creates a file, shows the diff of an edit before and after applying it', async () => {
     await page.fill('#open-path', 'notes/hello.txt')
     await page.click('#new-file')
-    await page.fill('#editor', 'alpha\nbeta\ngamma\n')
+    await page.waitForSelector('#editor[data-path="notes/hello.txt"]')
+    await fillEditor(page, 'alpha\nbeta\ngamma\n')
     await page.click('#review')
     await page.click('#apply')
     await page.waitForSelector('#file-status:has-text("Saved notes/hello.txt")')
     await page.waitForSelector('.tree-dir[data-path="notes"]')
 
     await openFile('notes/hello.txt')
-    expect(await page.inputValue('#editor')).toBe('alpha\nbeta\ngamma')
-    await page.fill('#editor', 'alpha\nBETA-EDITED\ngamma')
+    expect(await editorText(page)).toBe('alpha\nbeta\ngamma')
+    await fillEditor(page, 'alpha\nBETA-EDITED\ngamma')
     await page.click('#review')
-    const before = await page.waitForSelector('#diff-before .diff')
+    // The review: before and after side by side, and the dry run's diff beside them.
+    await page.waitForSelector('#merge-view .cm-mergeView')
+    const before = await page.waitForSelector('#diff-before .diff', { state: 'attached' })
     expect(await before.textContent()).toContain('-beta')
     expect(await before.textContent()).toContain('+BETA-EDITED')
     expect(await page.$('#diff-after .diff')).toBeNull()
@@ -84,7 +80,7 @@ describe('web demo, this tab (Chromium)', () => {
   it('keeps the file across a reload (IndexedDB), and grep finds it and opens it at the line', async () => {
     await gotoDemo(page, server.pageUrl('tab'), 'tab')
     await openFile('notes/hello.txt')
-    expect(await page.inputValue('#editor')).toBe('alpha\nBETA-EDITED\ngamma')
+    expect(await editorText(page)).toBe('alpha\nBETA-EDITED\ngamma')
 
     await page.click('#tab-search')
     await page.selectOption('#search-mode', 'grep')
@@ -95,14 +91,11 @@ describe('web demo, this tab (Chromium)', () => {
     await hit.click()
     await page.waitForSelector('#editor[data-line="2"]')
     expect(await page.getAttribute('#tab-file', 'aria-selected')).toBe('true')
-    const selected = await page.$eval('#editor', (e) => {
-      const t = e as HTMLTextAreaElement
-      return t.value.slice(t.selectionStart, t.selectionEnd)
-    })
-    expect(selected).toBe('BETA-EDITED')
+    expect(await page.evaluate(() => getSelection()?.toString())).toBe('BETA-EDITED')
+    expect(await page.textContent('#editor .cm-hit-line')).toBe('BETA-EDITED')
   })
 
-  it('runs git init, add, commit and log', async () => {
+  it('runs git add, commit and log on the sample repository, and init again', async () => {
     await page.click('#tab-git')
     const run = async (id: string, expected: RegExp) => {
       await page.click(id)
@@ -111,12 +104,13 @@ describe('web demo, this tab (Chromium)', () => {
       expect(text).toMatch(expected)
       return text
     }
-    await run('#git-init', /Initialized empty Git repository/)
     await run('#git-add', /add 'notes\/hello\.txt'/)
     await page.fill('#git-message', 'first commit from the tab')
-    await run('#git-commit', /root-commit/)
-    await run('#git-log', /first commit from the tab/)
+    await run('#git-commit', /first commit from the tab/)
+    const log = await run('#git-log', /first commit from the tab/)
+    expect(log).toContain('sample project')
     await run('#git-status', /## main/)
+    await run('#git-init', /Git repository/)
   })
 
   it('runs a program with inputs and shows its value', async () => {
@@ -144,7 +138,8 @@ describe('web demo, this tab (Chromium)', () => {
   it('asks before writing under private/ and writes once approved', async () => {
     await page.fill('#open-path', 'private/key.txt')
     await page.click('#new-file')
-    await page.fill('#editor', 'secret\n')
+    await page.waitForSelector('#editor[data-path="private/key.txt"]')
+    await fillEditor(page, 'secret\n')
     await page.click('#review')
     await page.click('#apply')
     await page.waitForSelector('#confirm-dialog[open]')

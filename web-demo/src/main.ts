@@ -5,6 +5,7 @@ import { h, replace } from './dom.ts'
 import { artifactViewer } from './panels/artifact-viewer.ts'
 import { fileTree } from './panels/file-tree.ts'
 import { createPanels } from './panels/index.ts'
+import { resetControl } from './sample/reset-control.ts'
 import { timeline } from './timeline.ts'
 import type { ClientMode, ToolClient } from './tool-client.ts'
 import { download, filesOfDrop, filesOfInput, zipOf } from './transfer.ts'
@@ -82,7 +83,7 @@ function showTab(panels: Panel[], id: string, focus = false) {
   }
 }
 
-function importControls(tab: TabClient, refresh: () => void) {
+function importControls(tab: TabClient, refresh: () => void, openReadme: () => void) {
   const run = async (files: ImportedFile[]) => {
     status.textContent = `Importing ${files.length} files…`
     const n = await tab.importFiles(files, (done) => {
@@ -92,7 +93,14 @@ function importControls(tab: TabClient, refresh: () => void) {
     refresh()
   }
   const picker = (id: string, label: string, folder: boolean) => {
-    const input = h('input', { type: 'file', id, multiple: true, class: 'visually-hidden' })
+    const input = h('input', {
+      type: 'file',
+      id,
+      multiple: true,
+      class: 'visually-hidden',
+      // The label is the one keyboard stop (Enter or Space opens the picker).
+      tabindex: -1,
+    })
     if (folder) input.setAttribute('webkitdirectory', '')
     input.addEventListener('change', async () => {
       if (input.files?.length) await run(await filesOfInput(input.files))
@@ -128,11 +136,19 @@ function importControls(tab: TabClient, refresh: () => void) {
     },
     'Export zip',
   )
+  const reset = resetControl(async () => {
+    status.textContent = 'Resetting the sample project…'
+    const n = await tab.resetSample()
+    status.textContent = `Reset: the sample project is back (${n} files, .git included).`
+    refresh()
+    openReadme()
+  })
   replace(
     tabTools,
     picker('import-files', 'Import files', false),
     picker('import-folder', 'Import folder', true),
     exportButton,
+    reset,
   )
   document.body.ondragover = (e) => e.preventDefault()
   document.body.ondrop = async (e) => {
@@ -155,10 +171,13 @@ async function start(mode: ClientMode): Promise<void> {
   history.replaceState(null, '', `?${params}`)
   status.textContent = mode === 'tab' ? 'Opening the workspace in this tab…' : 'Connecting…'
   let next: ToolClient
+  let seeded = false
   try {
     if (mode === 'tab') {
       const { TabClient } = await import('./tab-client.ts')
-      next = await TabClient.open()
+      const tab = await TabClient.open()
+      next = tab
+      seeded = await tab.seedIfEmpty()
     } else {
       const { HttpClient } = await import('./http-client.ts')
       next = await HttpClient.open(location.href, token)
@@ -199,7 +218,18 @@ async function start(mode: ClientMode): Promise<void> {
     },
     refreshTree: () => tree.refresh(),
   }
-  const tree = fileTree(ctx)
+  // The first listing opens README.md when there is one, so the editor is not empty.
+  let opened = false
+  const tree = fileTree(ctx, {
+    emptyHint:
+      mode === 'tab'
+        ? 'This tab’s workspace is empty: Reset sample, import files or a folder, or drop them here.'
+        : 'The server’s workspace is empty: create a file in the File panel.',
+    onRootLoaded: (names) => {
+      if (!opened && names.includes('README.md')) file.openFirst('README.md')
+      opened = true
+    },
+  })
   replace(treeHost, tree.el)
   replace(tabList)
   replace(panelHost)
@@ -237,8 +267,15 @@ async function start(mode: ClientMode): Promise<void> {
   }
   dialog.attach(next)
   artifacts.attach(next)
-  if (mode === 'tab') importControls(next as TabClient, () => tree.refresh())
-  status.textContent = `Workspace: ${next.description} · ${tools.length} tools`
+  if (mode === 'tab')
+    importControls(
+      next as TabClient,
+      () => tree.refresh(),
+      () => ctx.openFile('README.md'),
+    )
+  status.textContent =
+    `Workspace: ${next.description} · ${tools.length} tools` +
+    (seeded ? ' · first visit: the sample project (a git repository) was written here' : '')
   document.body.dataset.mode = mode
   document.body.dataset.ready = mode
   performance.mark('isoagent-ready')

@@ -11,6 +11,7 @@ import {
   type ToolResult,
   type WorkspaceServices,
 } from '../../adapters/browser/index.ts'
+import { clearWorkspace, isEmptyWorkspace, writeSample } from './sample/sample-project.ts'
 import type { PendingConfirmation, ToolClient } from './tool-client.ts'
 
 /** The IndexedDB database (lightning-fs name) of the in-tab workspace. */
@@ -158,6 +159,25 @@ export class TabClient implements ToolClient {
     }
     await this.saveTree()
     return done
+  }
+
+  /**
+   * On a first visit (the workspace root is empty), write the sample project `npm start` serves,
+   * with its `.git`; returns whether it did. A workspace with anything in it is left as it is.
+   */
+  async seedIfEmpty(): Promise<boolean> {
+    if (!(await isEmptyWorkspace(this.workspace))) return false
+    await writeSample(this.workspace)
+    await this.saveTree()
+    return true
+  }
+
+  /** "Reset sample": remove every file of the workspace (`.git` too), then write the sample. */
+  async resetSample(): Promise<number> {
+    await clearWorkspace(this.workspace)
+    const n = await writeSample(this.workspace)
+    await this.saveTree()
+    return n
   }
 
   /** Every file of the workspace (`.git` left out unless asked), depth first, by name. */

@@ -33,7 +33,13 @@ export function chatPanel(): Panel {
     title: 'Chat',
     render(ctx: DemoContext) {
       const root = h('section', { class: 'chat', id: 'chat' })
-      const log = h('ol', { id: 'chat-log', class: 'chat-log', 'aria-label': 'Conversation' })
+      const log = h('ol', {
+        id: 'chat-log',
+        class: 'chat-log',
+        'aria-label': 'Conversation',
+        'data-empty-hint':
+          'Ask the agent something about the workspace, e.g. “what does slugify do?”: its tool calls show here and in the timeline.',
+      })
       const prompt = h('textarea', {
         id: 'chat-prompt',
         rows: 3,

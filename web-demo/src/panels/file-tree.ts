@@ -7,8 +7,19 @@ interface LsEntry {
   size?: number
 }
 
+/** What the tree tells its owner. */
+export interface FileTreeOptions {
+  /** The root's first page arrived: the names in it (to open README.md, say). */
+  onRootLoaded?(names: string[]): void
+  /** What an empty workspace tells the user to do. */
+  emptyHint?: string
+}
+
 /** The file tree: `ls` page by page (a "more" button follows `next_cursor`), folders lazily. */
-export function fileTree(ctx: DemoContext): { el: HTMLElement; refresh(): void } {
+export function fileTree(
+  ctx: DemoContext,
+  options: FileTreeOptions = {},
+): { el: HTMLElement; refresh(): void } {
   const root = h('ul', { class: 'tree', role: 'tree', 'aria-label': 'Workspace files' })
   const status = h('div', { class: 'tree-status', 'aria-live': 'polite' })
 
@@ -23,7 +34,19 @@ export function fileTree(ctx: DemoContext): { el: HTMLElement; refresh(): void }
       return
     }
     const meta = result.metadata as { entries?: LsEntry[]; next_cursor?: string | null }
-    for (const entry of meta.entries ?? []) list.append(item(dir, entry))
+    const entries = meta.entries ?? []
+    for (const entry of entries) list.append(item(dir, entry))
+    if (dir === '' && cursor === undefined) {
+      if (entries.length === 0)
+        list.append(
+          h(
+            'li',
+            { role: 'none', class: 'empty-hint', id: 'tree-empty' },
+            options.emptyHint ?? 'This workspace is empty: create a file in the File panel.',
+          ),
+        )
+      options.onRootLoaded?.(entries.map((e) => e.name))
+    }
     if (meta.next_cursor) {
       const more: HTMLButtonElement = h(
         'button',

@@ -1,6 +1,7 @@
 import type { ToolResult } from '../../../adapters/browser/index.ts'
 import { diffView, field, h, replace } from '../dom.ts'
 import { resultView, type DemoContext, type Panel } from '../context.ts'
+import type { CodeEditor } from '../editor/code-editor.ts'
 
 const LINE = /^ *(\d+)\t(.*)$/
 const MAX_LINE = 2000
@@ -36,24 +37,34 @@ async function readAll(
   return { text: lines.join('\n'), clipped }
 }
 
-/** File view with edit: read, change, review the diff (`edit` dry run), apply, see the diff. */
-export function fileViewPanel(): Panel & { open(path: string, line?: number): void } {
+/**
+ * File view with edit: read into a CodeMirror editor (loaded with the first file, its language
+ * on demand), change, review the change side by side (`edit` dry run, then a merge view), apply
+ * (`edit`, or `write` for a new or empty file) and see the diff applied.
+ */
+export function fileViewPanel(): Panel & {
+  open(path: string, line?: number): void
+  /** Open `path` unless a file was opened or created already (the first file shown). */
+  openFirst(path: string): void
+} {
   let ctx!: DemoContext
   let original = ''
   let current: string | undefined
+  let merge: { destroy(): void } | undefined
   const pathInput = h('input', {
     id: 'open-path',
     type: 'text',
-    placeholder: 'src/main.ts',
+    placeholder: 'src/slugify.ts',
     autocomplete: 'off',
     spellcheck: 'false',
   })
-  const editor = h('textarea', {
-    id: 'editor',
-    spellcheck: 'false',
-    'aria-label': 'File content',
-    rows: 18,
-  })
+  const host = h('div', { id: 'editor', class: 'editor-host' })
+  const hint = h(
+    'p',
+    { id: 'file-hint', class: 'empty-hint' },
+    'Pick a file in the tree (README.md is a good start), open a search hit, or type a path and ' +
+      'Open. To make a file, type its path and press New file.',
+  )
   const heading = h('h2', { id: 'file-title' }, 'No file open')
   const status = h('div', { id: 'file-status', 'aria-live': 'polite' })
   const before = h('div', { id: 'diff-before' })
@@ -62,52 +73,59 @@ export function fileViewPanel(): Panel & { open(path: string, line?: number): vo
   const applyButton = h('button', { id: 'apply', type: 'button', disabled: true }, 'Apply')
 
   const show = (...nodes: (Node | string)[]) => replace(status, ...nodes)
-
-  const open = async (path: string, line?: number): Promise<void> => {
-    pathInput.value = path
+  let editorPromise: Promise<CodeEditor> | undefined
+  /** The editor, created on first use: CodeMirror is not part of the page's first load. */
+  const editor = () =>
+    (editorPromise ??= import('../editor/code-editor.ts').then(({ createCodeEditor }) => {
+      hint.remove()
+      return createCodeEditor(host, { onSave: () => reviewButton.click() })
+    }))
+  const clearReview = () => {
+    merge?.destroy()
+    merge = undefined
     replace(before)
     replace(after)
     applyButton.disabled = true
+  }
+
+  /** Counts opens and new files: a read that ends after a later one started is dropped. */
+  let generation = 0
+  const open = async (path: string, line?: number): Promise<void> => {
+    const mine = ++generation
+    pathInput.value = path
+    clearReview()
     show(`Reading ${path}…`)
-    const read = await readAll(ctx, path)
+    const [read, ed] = await Promise.all([readAll(ctx, path), editor()])
+    if (mine !== generation) return
+    heading.textContent = path
     if ('exitCode' in read) {
       current = undefined
-      heading.textContent = path
-      editor.value = ''
+      void ed.load('', path, { readOnly: true })
       show(resultView(read))
       return
     }
     current = path
     original = read.text
-    heading.textContent = path
-    editor.value = read.text
-    editor.readOnly = read.clipped
+    const language = ed.load(read.text, path, { readOnly: read.clipped })
+    if (line !== undefined) ed.goToLine(line)
     show(read.clipped ? `A line is over ${MAX_LINE} characters: shown cut, read only.` : '')
-    if (line !== undefined) goToLine(line)
-  }
-
-  const goToLine = (line: number) => {
-    const lines = editor.value.split('\n')
-    const start = lines.slice(0, line - 1).reduce((n, l) => n + l.length + 1, 0)
-    const end = start + (lines[line - 1]?.length ?? 0)
-    editor.focus()
-    editor.setSelectionRange(start, end)
-    const lineHeight = parseFloat(getComputedStyle(editor).lineHeight) || 18
-    editor.scrollTop = Math.max(0, (line - 3) * lineHeight)
-    editor.dataset.line = String(line)
+    await language
   }
 
   /** The change as tool arguments: `edit` of the whole old text, or `write` of a new/empty file. */
-  const change = (dryRun: boolean): { tool: string; args: Record<string, unknown> } => {
+  const change = (
+    text: string,
+    dryRun: boolean,
+  ): { tool: string; args: Record<string, unknown> } => {
     const path = current ?? pathInput.value.trim()
     if (current === undefined || original === '')
-      return { tool: 'write', args: { file_path: path, content: editor.value } }
+      return { tool: 'write', args: { file_path: path, content: text } }
     return {
       tool: 'edit',
       args: {
         file_path: path,
         old_string: original,
-        new_string: editor.value,
+        new_string: text,
         expected_replacements: 1,
         ...(dryRun ? { dry_run: true } : {}),
       },
@@ -116,51 +134,78 @@ export function fileViewPanel(): Panel & { open(path: string, line?: number): vo
 
   const diffOf = (r: ToolResult) => (r.metadata?.diff as string | undefined) ?? ''
 
-  reviewButton.addEventListener('click', async () => {
-    replace(after)
-    if (editor.value === original && current !== undefined) {
-      show('No changes to review.')
-      return
+  /** Review: the dry run must pass, then before and after side by side. */
+  const review = async () => {
+    clearReview()
+    const text = (await editor()).text()
+    if (text === original && current !== undefined) return show('No changes to review.')
+    const { tool, args } = change(text, true)
+    const path = String(args.file_path)
+    let diff: string | undefined
+    if (tool === 'edit') {
+      const result = await ctx.client.call(tool, args)
+      if (result.exitCode !== 0) return show(resultView(result))
+      diff = diffOf(result)
     }
-    const { tool, args } = change(true)
-    if (tool === 'write') {
-      replace(
-        before,
-        h(
-          'p',
-          {},
-          `New content for ${String(args.file_path)} (${editor.value.length} characters).`,
-        ),
-      )
-      applyButton.disabled = false
-      show('')
-      return
-    }
-    const result = await ctx.client.call(tool, args)
-    if (result.exitCode !== 0) return show(resultView(result))
-    replace(before, h('h3', {}, 'Diff before applying (dry run)'), diffView(diffOf(result)))
+    const mergeHost = h('div', { class: 'merge-host', id: 'merge-view' })
+    replace(
+      before,
+      h(
+        'h3',
+        {},
+        tool === 'edit'
+          ? `Review ${path}: before (left) and after (right); the dry run passed`
+          : `Review ${path}: new content (${text.length} characters), written with write`,
+      ),
+      mergeHost,
+      diff
+        ? h('details', {}, h('summary', {}, 'The dry run’s unified diff'), diffView(diff))
+        : null,
+    )
+    show('Loading the merge view…')
+    merge = await mergeReview(mergeHost, path, tool === 'edit' ? original : '', text)
     applyButton.disabled = false
-    show('')
-  })
+    before.scrollIntoView({ block: 'nearest' })
+    show('Apply saves this change.')
+  }
 
-  applyButton.addEventListener('click', async () => {
-    const { tool, args } = change(false)
+  const apply = async () => {
+    const text = (await editor()).text()
+    const { tool, args } = change(text, false)
     applyButton.disabled = true
     const result = await ctx.client.call(tool, args)
     if (result.exitCode !== 0) return show(resultView(result))
     const diff = diffOf(result)
     replace(after, h('h3', {}, 'Applied'), diff ? diffView(diff) : resultView(result))
     current = String(args.file_path)
-    original = editor.value
+    original = text
     heading.textContent = current
     show(`Saved ${current}.`)
     ctx.refreshTree()
-  })
+  }
+
+  reviewButton.addEventListener('click', () => void review())
+  applyButton.addEventListener('click', () => void apply())
+
+  const newFile = async () => {
+    const path = pathInput.value.trim()
+    if (!path) return show('Type the new file’s path first.')
+    const mine = ++generation
+    clearReview()
+    const ed = await editor()
+    if (mine !== generation) return
+    current = undefined
+    original = ''
+    void ed.load('', path)
+    heading.textContent = `${path} (new)`
+    show('Write the content, then Review changes and Apply.')
+    ed.focus()
+  }
 
   const form = h(
     'form',
     {
-      class: 'row',
+      class: 'row wrap',
       onsubmit: (e: Event) => {
         e.preventDefault()
         if (pathInput.value.trim()) void open(pathInput.value.trim())
@@ -168,33 +213,16 @@ export function fileViewPanel(): Panel & { open(path: string, line?: number): vo
     },
     field('Path', pathInput),
     h('button', { type: 'submit', id: 'open' }, 'Open'),
-    h(
-      'button',
-      {
-        type: 'button',
-        id: 'new-file',
-        onclick: () => {
-          const path = pathInput.value.trim()
-          if (!path) return show('Type the new file’s path first.')
-          current = undefined
-          original = ''
-          editor.readOnly = false
-          editor.value = ''
-          heading.textContent = `${path} (new)`
-          replace(before)
-          replace(after)
-          show('Write the content, then Review changes and Apply.')
-          editor.focus()
-        },
-      },
-      'New file',
-    ),
+    h('button', { type: 'button', id: 'new-file', onclick: () => void newFile() }, 'New file'),
   )
 
   return {
     id: 'file',
     title: 'File',
     open: (path, line) => void open(path, line),
+    openFirst: (path) => {
+      if (generation === 0) void open(path)
+    },
     render(c) {
       ctx = c
       return h(
@@ -202,7 +230,8 @@ export function fileViewPanel(): Panel & { open(path: string, line?: number): vo
         { class: 'panel-body' },
         heading,
         form,
-        editor,
+        hint,
+        host,
         h('div', { class: 'row' }, reviewButton, applyButton),
         status,
         before,
@@ -210,4 +239,12 @@ export function fileViewPanel(): Panel & { open(path: string, line?: number): vo
       )
     },
   }
+}
+
+/** The merge view's module, fetched on the first review. */
+async function mergeReview(
+  ...args: Parameters<typeof import('../editor/merge-review.ts').mergeReview>
+): Promise<{ destroy(): void }> {
+  const { mergeReview: show } = await import('../editor/merge-review.ts')
+  return show(...args)
 }

@@ -7,7 +7,12 @@ export function gitPanel(): Panel {
     id: 'git',
     title: 'Git',
     render(ctx: DemoContext) {
-      const out = h('div', { id: 'git-output', 'aria-live': 'polite' })
+      const out = h('div', {
+        id: 'git-output',
+        'aria-live': 'polite',
+        'data-empty-hint':
+          'Try status, log or diff: the sample project is a repository with one commit. Edit a file, then diff, add and commit.',
+      })
       if (!ctx.has('git'))
         return h(
           'section',

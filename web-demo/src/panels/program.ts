@@ -22,7 +22,12 @@ export function programPanel(): Panel {
         type: 'text',
         placeholder: 'all but program',
       })
-      const value = h('div', { id: 'program-value', 'aria-live': 'polite' })
+      const value = h('div', {
+        id: 'program-value',
+        'aria-live': 'polite',
+        'data-empty-hint':
+          'Run program: the script runs in QuickJS, calls the session’s tools through ctx, and its value shows here.',
+      })
       const run = async () => {
         let parsed: unknown
         try {

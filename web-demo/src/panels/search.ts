@@ -27,7 +27,12 @@ export function searchPanel(): Panel {
       const include = h('input', { id: 'search-include', type: 'text', placeholder: '*.ts' })
       const caseInsensitive = h('input', { id: 'search-icase', type: 'checkbox' })
       const results = h('ol', { id: 'search-results', class: 'hits' })
-      const summary = h('div', { id: 'search-summary', 'aria-live': 'polite' })
+      const summary = h('div', {
+        id: 'search-summary',
+        'aria-live': 'polite',
+        'data-empty-hint':
+          'Type a word and press Search: try slugify (grep), *.ts (glob) or “cut at a word boundary” (bm25). A hit opens the file at its line.',
+      })
 
       const hitsOf = (m: string, output: string, meta: Record<string, unknown>): Hit[] => {
         if (m === 'glob') return ((meta.paths as string[]) ?? []).map((p) => ({ path: p, text: p }))
@@ -79,6 +84,9 @@ export function searchPanel(): Panel {
           summary,
           `${results.children.length} result${results.children.length === 1 ? '' : 's'}`,
           meta.files_scanned !== undefined ? ` (${String(meta.files_scanned)} files scanned)` : '',
+          results.children.length === 0
+            ? ' · no match: try another word, ignore case, or a wider path.'
+            : '',
           next
             ? h(
                 'button',

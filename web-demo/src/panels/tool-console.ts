@@ -27,7 +27,12 @@ export function toolConsolePanel(): Panel {
         'aria-label': 'Arguments as JSON',
       })
       const rawMode = h('input', { id: 'console-raw', type: 'checkbox' })
-      const out = h('div', { id: 'console-result', 'aria-live': 'polite' })
+      const out = h('div', {
+        id: 'console-result',
+        'aria-live': 'polite',
+        'data-empty-hint':
+          'Pick a tool, fill in its arguments (the form follows its JSON Schema), then Run: the whole result shows here.',
+      })
       let form: SchemaForm | undefined
 
       const pick = () => {
