@@ -6,6 +6,8 @@ export interface ChunkRecord extends FileChunk {
   /** `sha256:` of the whole file when it was embedded. */
   digest: string
   slot: number
+  /** Names the chunk defines, from a parser; absent: no parser for it (the regex decides). */
+  symbols?: readonly string[]
 }
 
 /** A chunk with its cosine similarity to a query. */
@@ -63,7 +65,7 @@ export class VectorIndex {
   publish(
     path: string,
     digest: string,
-    chunks: readonly FileChunk[],
+    chunks: readonly (FileChunk & { symbols?: readonly string[] })[],
     vectors: readonly Float32Array[],
   ): void {
     if (this.dimension === 0 && vectors.length > 0) this.dimension = vectors[0]!.length
