@@ -36,6 +36,8 @@ export interface FakeEmbeddings {
   requestSizes: number[]
   /** Status codes answered, in order. */
   statuses: number[]
+  /** The `Origin` header of each POST (a browser page sends one), in order. */
+  origins: (string | undefined)[]
   behaviour: FakeBehaviour
   close(): Promise<void>
 }
@@ -53,21 +55,31 @@ async function bodyOf(req: IncomingMessage): Promise<Record<string, unknown>> {
   return JSON.parse(Buffer.concat(parts).toString('utf8')) as Record<string, unknown>
 }
 
+// A page on another loopback port may call it: the preflight and every answer allow that.
+const CORS = {
+  'access-control-allow-origin': '*',
+  'access-control-allow-methods': 'POST',
+  'access-control-allow-headers': 'content-type, authorization',
+}
+
 export async function startFakeEmbeddings(): Promise<FakeEmbeddings> {
   const fake = {
     inputs: [] as string[],
     requestSizes: [] as number[],
     statuses: [] as number[],
+    origins: [] as (string | undefined)[],
     behaviour: {} as FakeBehaviour,
   }
   const hung: ServerResponse[] = []
   const answer = (res: ServerResponse, status: number, body: unknown, headers = {}): void => {
     fake.statuses.push(status)
-    res.writeHead(status, { 'content-type': 'application/json', ...headers })
+    res.writeHead(status, { 'content-type': 'application/json', ...CORS, ...headers })
     res.end(JSON.stringify(body))
   }
   const server = createServer((req, res) => {
     void (async () => {
+      if (req.method === 'OPTIONS') return void res.writeHead(204, CORS).end()
+      fake.origins.push(req.headers.origin)
       if (req.method !== 'POST' || req.url !== '/v1/embeddings')
         return answer(res, 404, { error: { message: 'not found' } })
       const body = await bodyOf(req)
