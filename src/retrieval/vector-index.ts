@@ -118,6 +118,15 @@ export class VectorIndex {
     return top
   }
 
+  /**
+   * Shrink the buffer to the slots in use (growth doubles it; the builder trims when a build
+   * ends, so an index at rest holds its vectors and the free slots, nothing more).
+   */
+  trim(): void {
+    const used = this.bySlot.length * this.dimension
+    if (this.buffer.length > used) this.buffer = this.buffer.slice(0, used)
+  }
+
   /** Let go of every vector and record. */
   clear(): void {
     this.buffer = new Float32Array(0)

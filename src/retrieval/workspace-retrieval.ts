@@ -204,6 +204,7 @@ export class WorkspaceRetrieval {
   }
 
   private changed(): void {
+    if (!this.closed && !this.building()) this.index.trim()
     for (const waiter of [...this.waiters]) waiter()
   }
 
