@@ -106,14 +106,16 @@ export class VectorIndex {
     const q = normalized(query)
     const buf = this.buffer
     const top: ScoredChunk[] = []
-    for (let slot = 0; slot < this.bySlot.length; slot++) {
-      const record = this.bySlot[slot]
-      if (record === undefined || !keep(record)) continue
+    const slots = this.bySlot.length
+    // The dot product first (the hot loop is the plain one); a record and its filter are looked
+    // at only when the score would enter the top k. Free slots score too, then fall out there.
+    for (let slot = 0; slot < slots; slot++) {
       let dot = 0
       const base = slot * d
       for (let i = 0; i < d; i++) dot += q[i]! * buf[base + i]!
-      if (top.length < k || dot > top[top.length - 1]!.score)
-        insertRanked(top, { record, score: dot }, k)
+      if (top.length >= k && dot <= top[top.length - 1]!.score) continue
+      const record = this.bySlot[slot]
+      if (record !== undefined && keep(record)) insertRanked(top, { record, score: dot }, k)
     }
     return top
   }

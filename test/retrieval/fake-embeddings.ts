@@ -12,6 +12,8 @@ export { FAKE_DIMENSION, embedText }
 export interface FakeBehaviour {
   /** Answer 400 for a request holding an input that contains this text. */
   rejectText?: string
+  /** Answer 500 to this many requests first (`true`: to every request). */
+  serverError?: number | true
   /** Answer 429 (with `Retry-After: 0`) to this many requests first. */
   rateLimited?: number
   /** Never answer requests holding an input that contains this text (or every request: true). */
@@ -93,6 +95,10 @@ export async function startFakeEmbeddings(): Promise<FakeEmbeddings> {
       )
         return void hung.push(res)
       if (b.delayMs) await new Promise((r) => setTimeout(r, b.delayMs))
+      if (b.serverError === true || (b.serverError ?? 0) > 0) {
+        if (b.serverError !== true) b.serverError!--
+        return answer(res, 500, { error: { message: 'upstream exploded' } })
+      }
       if ((b.rateLimited ?? 0) > 0) {
         b.rateLimited!--
         return answer(res, 429, { error: { message: 'slow down' } }, { 'retry-after': '0' })
