@@ -112,12 +112,14 @@ export function treeSitterSymbols(
   let loaded: Promise<{ library: TreeSitterLibrary; parser: TreeSitterParser }> | undefined
   const grammars = new Map<TreeSitterGrammar, Promise<LoadedGrammar | undefined>>()
   const load = () => {
-    loaded ??= (async () => {
-      const lib = typeof library === 'function' ? await library() : library
-      await initOnce(lib, wasm.runtime)
-      return { library: lib, parser: new lib.Parser() }
-    })()
-    loaded.catch(() => (loaded = undefined))
+    if (loaded === undefined) {
+      loaded = (async () => {
+        const lib = typeof library === 'function' ? await library() : library
+        await initOnce(lib, wasm.runtime)
+        return { library: lib, parser: new lib.Parser() }
+      })()
+      loaded.catch(() => (loaded = undefined)) // a later call tries again
+    }
     return loaded
   }
   const grammar = (name: TreeSitterGrammar) => {

@@ -21,6 +21,8 @@ export type FileLister = (signal: AbortSignal) => AsyncIterable<WorkspacePath>
 
 /** Files read and embedded at once (their requests share embedding calls). */
 const WORKERS = 8
+/** Larger files are not parsed (a parse blocks the thread): the regex reads them. */
+const MAX_PARSE_BYTES = 256 * 1024
 /** Times a file that keeps changing while embedded is re-queued before it counts as failed. */
 const MAX_REQUEUES = 3
 
@@ -295,7 +297,8 @@ export class WorkspaceRetrieval {
     bytes: Uint8Array,
     chunks: FileChunk[],
   ): Promise<(FileChunk & { symbols?: string[] })[]> {
-    if (this.symbols === undefined || this.symbolsFailed) return chunks
+    if (this.symbols === undefined || this.symbolsFailed || bytes.length > MAX_PARSE_BYTES)
+      return chunks
     let found
     try {
       found = await this.symbols.extract(path, new TextDecoder().decode(bytes))

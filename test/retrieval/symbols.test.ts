@@ -115,6 +115,18 @@ describe('symbol channel', () => {
     await session.close()
   })
 
+  it('leaves files over 256 KiB to the regex (a parse blocks the thread)', async () => {
+    const java = 'class Shop {\n  public void restockAll() {}\n}\n'
+    const session = await open(
+      { 'big/Big.java': java + '// padding line\n'.repeat(18_000), 'small/Small.java': java },
+      nodeTreeSitterSymbols,
+    )
+    const { engine, symbolPaths } = await hybrid(session, 'restockAll')
+    expect(engine).toBe('tree_sitter')
+    expect(symbolPaths).toEqual(['small/Small.java'])
+    await session.close()
+  })
+
   it('refuses a symbols option that is no extractor', async () => {
     await expect(open({}, { engine: 'x' } as never)).rejects.toThrow(/retrieval.symbols/)
   })
