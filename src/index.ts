@@ -216,6 +216,25 @@ export type {
   EmbeddingVector,
 } from './retrieval/embedding-model.ts'
 export { CHUNK_LIMITS, chunkId } from './retrieval/chunker.ts'
+export {
+  WORKERS_AI_DEFAULT_EMBEDDING_MODEL,
+  workersAIEmbeddings,
+  workersAIFailureKind,
+} from './retrieval/workers-ai-embeddings.ts'
+export type {
+  WorkersAIBinding,
+  WorkersAIEmbeddingsOptions,
+} from './retrieval/workers-ai-embeddings.ts'
 export { RETRIEVAL_DEFAULTS } from './retrieval/retrieval-options.ts'
+export { defaultSymbolExtractor, setDefaultSymbolExtractor } from './retrieval/symbol-extractor.ts'
+export type { SymbolDefinition, SymbolExtractor } from './retrieval/symbol-extractor.ts'
+export { treeSitterSymbols } from './retrieval/tree-sitter-symbols.ts'
+export type {
+  GrammarWasm,
+  TreeSitterLibrary,
+  TreeSitterWasm,
+} from './retrieval/tree-sitter-symbols.ts'
+export { TREE_SITTER_GRAMMARS, grammarOf } from './retrieval/symbol-queries.ts'
+export type { TreeSitterGrammar } from './retrieval/symbol-queries.ts'
 export type { RetrievalLimits, RetrievalOptions } from './retrieval/retrieval-options.ts'
 export type { RetrievalPhase, RetrievalStatus } from './retrieval/retrieval-status.ts'

@@ -5,8 +5,12 @@ import {
   anthropic,
   memoryWorkspace,
   openAICompatible,
+  openAICompatibleEmbeddings,
+  workersAIEmbeddings,
+  type EmbeddingModel,
   type LanguageModel,
   type PermissionRules,
+  type WorkersAIBinding,
   type WorkspaceServices,
 } from '../../adapters/index.ts'
 import { r2Workspace, type R2BucketLike } from '../../adapters/r2/index.ts'
@@ -78,6 +82,22 @@ export interface WorkerEnv {
   MODEL_API_KEY?: string
   /** The model id (required with MODEL_PROVIDER). */
   MODEL_NAME?: string
+  /**
+   * Semantic retrieval (`search` modes `semantic`, `hybrid`): an OpenAI-compatible embeddings
+   * endpoint (`POST <EMBEDDINGS_URL>/embeddings`), like `isoagent serve --embeddings-url`.
+   */
+  EMBEDDINGS_URL?: string
+  /** The embedding model: required with EMBEDDINGS_URL; with an `AI` binding, a Workers AI model. */
+  EMBEDDINGS_MODEL?: string
+  /** The endpoint's API key (a secret; EMBEDDINGS_URL only). */
+  EMBEDDINGS_KEY?: string
+  /** Vector length, sent and checked (optional). */
+  EMBEDDINGS_DIMENSIONS?: string | number
+  /**
+   * A Workers AI binding (`[ai] binding = "AI"`): the embedder when EMBEDDINGS_MODEL is set and
+   * EMBEDDINGS_URL is not. Bound alone it turns nothing on.
+   */
+  AI?: WorkersAIBinding
 }
 
 /** What the Worker serves with, read from its bindings. */
@@ -88,6 +108,8 @@ export interface WorkerSettings {
   permissions?: PermissionRules
   /** `r2`, `s3` or `memory` (memory: one workspace per session, inside its object). */
   workspaceKind: 'r2' | 's3' | 'memory'
+  /** The embedder of semantic retrieval ({@link embeddingsFromEnv}), if any. */
+  embeddings?: EmbeddingModel
 }
 
 /** A binding that makes no sense: the Worker answers 503 `not_configured` with this message. */
@@ -140,6 +162,7 @@ export function workerSettings(env: WorkerEnv): WorkerSettings {
   if (env.SESSIONS === undefined)
     throw new ConfigError('the Durable Object binding SESSIONS (class IsoagentSession) is missing')
   const permissions = permissionsOf(env.ISOAGENT_PERMISSIONS)
+  const embeddings = embeddingsFromEnv(env)
   return {
     token,
     maxSessions: positive(env.ISOAGENT_MAX_SESSIONS, 'ISOAGENT_MAX_SESSIONS', DEFAULT_MAX_SESSIONS),
@@ -150,6 +173,48 @@ export function workerSettings(env: WorkerEnv): WorkerSettings {
     ),
     ...(permissions ? { permissions } : {}),
     workspaceKind: env.BUCKET !== undefined ? 'r2' : env.S3_BUCKET ? 's3' : 'memory',
+    ...(embeddings ? { embeddings } : {}),
+  }
+}
+
+/**
+ * The embedder of semantic retrieval: `EMBEDDINGS_URL` + `EMBEDDINGS_MODEL` (+ `EMBEDDINGS_KEY`)
+ * name an OpenAI-compatible endpoint; else `EMBEDDINGS_MODEL` with an `AI` binding names a
+ * Workers AI model; none when EMBEDDINGS_MODEL and EMBEDDINGS_URL are unset. Throws
+ * {@link ConfigError} for incomplete or bad settings.
+ */
+export function embeddingsFromEnv(env: WorkerEnv): EmbeddingModel | undefined {
+  const url = env.EMBEDDINGS_URL ?? ''
+  const model = env.EMBEDDINGS_MODEL ?? ''
+  if (url === '' && model === '') return undefined
+  const dimension =
+    env.EMBEDDINGS_DIMENSIONS === undefined || env.EMBEDDINGS_DIMENSIONS === ''
+      ? undefined
+      : positive(env.EMBEDDINGS_DIMENSIONS, 'EMBEDDINGS_DIMENSIONS', 0)
+  try {
+    if (url !== '') {
+      if (model === '') throw new ConfigError('EMBEDDINGS_URL is set but EMBEDDINGS_MODEL is not')
+      return openAICompatibleEmbeddings({
+        baseURL: url,
+        model,
+        ...(env.EMBEDDINGS_KEY ? { apiKey: env.EMBEDDINGS_KEY } : {}),
+        ...(dimension !== undefined ? { dimensions: dimension } : {}),
+      })
+    }
+    if (env.AI === undefined)
+      throw new ConfigError(
+        'EMBEDDINGS_MODEL is set but neither EMBEDDINGS_URL nor an AI binding ([ai] binding = "AI")',
+      )
+    return workersAIEmbeddings({
+      binding: env.AI,
+      model,
+      ...(dimension !== undefined ? { dimension } : {}),
+    })
+  } catch (error) {
+    if (error instanceof ConfigError) throw error
+    throw new ConfigError(
+      `the EMBEDDINGS_* settings are invalid: ${error instanceof Error ? error.message : String(error)}`,
+    )
   }
 }
 

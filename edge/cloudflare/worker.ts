@@ -25,7 +25,14 @@ import { IsoagentRegistry, leaseMs, registryClient } from './registry.ts'
 
 export { IsoagentRegistry }
 export type { WorkerEnv, WorkerSettings } from './env.ts'
-export { workerSettings, workspaceFromEnv, modelFromEnv, agentFromEnv, ConfigError } from './env.ts'
+export {
+  workerSettings,
+  workspaceFromEnv,
+  modelFromEnv,
+  agentFromEnv,
+  embeddingsFromEnv,
+  ConfigError,
+} from './env.ts'
 
 /** Set by the front Worker on the request that creates a session: the session's id. */
 const NEW_SESSION_HEADER = 'x-isoagent-new-session'
@@ -110,6 +117,7 @@ const notConfigured = (error: unknown) =>
 const sessionOptions = (settings: WorkerSettings): SessionOptions => ({
   quickjs: quickJsWasm,
   ...(settings.permissions ? { permissions: settings.permissions } : {}),
+  ...(settings.embeddings ? { retrieval: { embeddings: settings.embeddings } } : {}),
 })
 
 /**

@@ -63,21 +63,23 @@ async function callOnce(
   const onAbort = (): void => controller.abort()
   signal.addEventListener('abort', onAbort, { once: true })
   let timer: ReturnType<typeof setTimeout> | undefined
+  let onCancel: (() => void) | undefined
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
       controller.abort()
       reject(embeddingFailure('timeout', `the embedder did not answer within ${timeoutMs} ms`))
     }, timeoutMs)
-    signal.addEventListener('abort', () => reject(embeddingFailure('cancelled', 'cancelled')), {
-      once: true,
-    })
+    onCancel = () => reject(embeddingFailure('cancelled', 'cancelled'))
+    signal.addEventListener('abort', onCancel, { once: true })
   })
   try {
     const answer = await Promise.race([model.embed(batch, { signal: controller.signal }), deadline])
     return checkEmbeddingAnswer(batch, answer, dimension ?? model.dimension)
   } finally {
+    // Both listeners go: the signal (the session's index) outlives thousands of calls.
     clearTimeout(timer)
     signal.removeEventListener('abort', onAbort)
+    if (onCancel !== undefined) signal.removeEventListener('abort', onCancel)
   }
 }
 

@@ -1,5 +1,6 @@
 import { IsoagentError } from '../errors.ts'
 import { checkEmbeddingModel, type EmbeddingModel } from './embedding-model.ts'
+import { defaultSymbolExtractor, type SymbolExtractor } from './symbol-extractor.ts'
 
 /** Caps of a session's index and of its embedding calls. */
 export interface RetrievalLimits {
@@ -28,6 +29,12 @@ export interface RetrievalOptions {
    */
   readinessTimeoutMs?: number
   limits?: Partial<RetrievalLimits>
+  /**
+   * **Beyond the reference.** The parser of hybrid's symbol channel: a {@link SymbolExtractor}
+   * (e.g. `treeSitterSymbols(...)`), or `false` for the regex only. Default: the runtime's (Node
+   * wires tree-sitter; elsewhere none, so the regex).
+   */
+  symbols?: SymbolExtractor | false
 }
 
 /** Defaults of {@link RetrievalLimits}. */
@@ -51,11 +58,12 @@ export function resolveRetrievalOptions(options: RetrievalOptions): {
   embeddings: EmbeddingModel
   readinessTimeoutMs: number
   limits: RetrievalLimits
+  symbols: SymbolExtractor | undefined
 } {
   if (typeof options !== 'object' || options === null)
     throw new IsoagentError('invalid_argument', 'retrieval must be an object')
   for (const key of Object.keys(options))
-    if (!['embeddings', 'readinessTimeoutMs', 'limits'].includes(key))
+    if (!['embeddings', 'readinessTimeoutMs', 'limits', 'symbols'].includes(key))
       throw new IsoagentError('invalid_argument', `retrieval: unknown field "${key}"`)
   checkEmbeddingModel(options.embeddings)
   const wait = options.readinessTimeoutMs ?? 0
@@ -78,5 +86,26 @@ export function resolveRetrievalOptions(options: RetrievalOptions): {
       )
     limits[k] = value as number
   }
-  return { embeddings: options.embeddings, readinessTimeoutMs: wait, limits }
+  return {
+    embeddings: options.embeddings,
+    readinessTimeoutMs: wait,
+    limits,
+    symbols: symbolsOf(options.symbols),
+  }
+}
+
+function symbolsOf(symbols: RetrievalOptions['symbols']): SymbolExtractor | undefined {
+  if (symbols === undefined) return defaultSymbolExtractor()
+  if (symbols === false) return undefined
+  if (
+    typeof symbols !== 'object' ||
+    symbols === null ||
+    typeof symbols.extract !== 'function' ||
+    typeof symbols.ready !== 'function'
+  )
+    throw new IsoagentError(
+      'invalid_argument',
+      'retrieval.symbols must be a SymbolExtractor or false',
+    )
+  return symbols
 }

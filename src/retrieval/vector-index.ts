@@ -6,6 +6,8 @@ export interface ChunkRecord extends FileChunk {
   /** `sha256:` of the whole file when it was embedded. */
   digest: string
   slot: number
+  /** Names the chunk defines, from a parser; absent: no parser for it (the regex decides). */
+  symbols?: readonly string[]
 }
 
 /** A chunk with its cosine similarity to a query. */
@@ -63,7 +65,7 @@ export class VectorIndex {
   publish(
     path: string,
     digest: string,
-    chunks: readonly FileChunk[],
+    chunks: readonly (FileChunk & { symbols?: readonly string[] })[],
     vectors: readonly Float32Array[],
   ): void {
     if (this.dimension === 0 && vectors.length > 0) this.dimension = vectors[0]!.length
@@ -104,16 +106,27 @@ export class VectorIndex {
     const q = normalized(query)
     const buf = this.buffer
     const top: ScoredChunk[] = []
-    for (let slot = 0; slot < this.bySlot.length; slot++) {
-      const record = this.bySlot[slot]
-      if (record === undefined || !keep(record)) continue
+    const slots = this.bySlot.length
+    // The dot product first (the hot loop is the plain one); a record and its filter are looked
+    // at only when the score would enter the top k. Free slots score too, then fall out there.
+    for (let slot = 0; slot < slots; slot++) {
       let dot = 0
       const base = slot * d
       for (let i = 0; i < d; i++) dot += q[i]! * buf[base + i]!
-      if (top.length < k || dot > top[top.length - 1]!.score)
-        insertRanked(top, { record, score: dot }, k)
+      if (top.length >= k && dot <= top[top.length - 1]!.score) continue
+      const record = this.bySlot[slot]
+      if (record !== undefined && keep(record)) insertRanked(top, { record, score: dot }, k)
     }
     return top
+  }
+
+  /**
+   * Shrink the buffer to the slots in use (growth doubles it; the builder trims when a build
+   * ends, so an index at rest holds its vectors and the free slots, nothing more).
+   */
+  trim(): void {
+    const used = this.bySlot.length * this.dimension
+    if (this.buffer.length > used) this.buffer = this.buffer.slice(0, used)
   }
 
   /** Let go of every vector and record. */

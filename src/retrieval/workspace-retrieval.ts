@@ -2,7 +2,7 @@ import { IsoagentError } from '../errors.ts'
 import { looksBinary } from '../text/bytes.ts'
 import type { WorkspacePath } from '../workspace/workspace-path.ts'
 import type { WorkspaceServices } from '../workspace/workspace-services.ts'
-import { chunkFile } from './chunker.ts'
+import { chunkFile, type FileChunk } from './chunker.ts'
 import { BatchCoalescer } from './batch-coalescer.ts'
 import { batchesOf, embedBatch } from './embed-batches.ts'
 import { embeddingFailure, type EmbeddingModel } from './embedding-model.ts'
@@ -13,6 +13,7 @@ import {
   type RetrievalOptions,
 } from './retrieval-options.ts'
 import type { RetrievalStatus } from './retrieval-status.ts'
+import type { SymbolExtractor } from './symbol-extractor.ts'
 import { VectorIndex } from './vector-index.ts'
 
 /** Lists the workspace's files for indexing (the session gives a ripgrep-like walk). */
@@ -20,6 +21,8 @@ export type FileLister = (signal: AbortSignal) => AsyncIterable<WorkspacePath>
 
 /** Files read and embedded at once (their requests share embedding calls). */
 const WORKERS = 8
+/** Larger files are not parsed (a parse blocks the thread): the regex reads them. */
+const MAX_PARSE_BYTES = 256 * 1024
 /** Times a file that keeps changing while embedded is re-queued before it counts as failed. */
 const MAX_REQUEUES = 3
 
@@ -34,6 +37,8 @@ export class WorkspaceRetrieval {
   readonly readinessTimeoutMs: number
   readonly limits: RetrievalLimits
   readonly index: VectorIndex
+  private readonly symbols: SymbolExtractor | undefined
+  private symbolsFailed = false
   private readonly controller = new AbortController()
   private readonly queue: WorkspacePath[] = []
   private readonly queued = new Set<string>()
@@ -58,6 +63,7 @@ export class WorkspaceRetrieval {
     this.model = resolved.embeddings
     this.readinessTimeoutMs = resolved.readinessTimeoutMs
     this.limits = resolved.limits
+    this.symbols = resolved.symbols
     this.index = new VectorIndex(this.model.dimension)
     this.coalescer = new BatchCoalescer(this.model, this.limits, this.controller.signal, () =>
       this.dimension(),
@@ -68,6 +74,7 @@ export class WorkspaceRetrieval {
   start(): void {
     if (this.walking || this.closed) return
     this.walking = true
+    this.symbols?.ready().catch(() => (this.symbolsFailed = true))
     void this.walk().finally(() => {
       this.walking = false
       this.changed()
@@ -99,6 +106,15 @@ export class WorkspaceRetrieval {
         dimension: this.model.dimension || this.index.dimension,
       },
     }
+  }
+
+  /**
+   * What the symbol channel reads definitions with: the parser's engine (e.g. `tree_sitter`;
+   * files without a grammar still use the regex), or `regex` when there is none or it cannot
+   * load here.
+   */
+  symbolEngine(): string {
+    return this.symbols === undefined || this.symbolsFailed ? 'regex' : this.symbols.engine
   }
 
   /** Why each failed file failed. */
@@ -190,6 +206,7 @@ export class WorkspaceRetrieval {
   }
 
   private changed(): void {
+    if (!this.closed && !this.building()) this.index.trim()
     for (const waiter of [...this.waiters]) waiter()
   }
 
@@ -246,7 +263,8 @@ export class WorkspaceRetrieval {
     const bytes = await this.workspace.read(path)
     if (looksBinary(bytes)) return this.drop(path)
     this.eligible.add(path)
-    const { digest, chunks } = await chunkFile(path, bytes)
+    const { digest, chunks: plain } = await chunkFile(path, bytes)
+    const chunks = await this.withSymbols(path, bytes, plain)
     const text = bytes.length
     const otherText = this.totalTextBytes - (this.textBytes.get(path) ?? 0)
     const otherChunks = this.index.records - (this.index.file(path)?.length ?? 0)
@@ -271,6 +289,29 @@ export class WorkspaceRetrieval {
     this.totalTextBytes += text
     this.failed.delete(path)
     this.requeues.delete(path)
+  }
+
+  /** Each chunk with the names the parser found defined in its lines (none: unchanged). */
+  private async withSymbols(
+    path: string,
+    bytes: Uint8Array,
+    chunks: FileChunk[],
+  ): Promise<(FileChunk & { symbols?: string[] })[]> {
+    if (this.symbols === undefined || this.symbolsFailed || bytes.length > MAX_PARSE_BYTES)
+      return chunks
+    let found
+    try {
+      found = await this.symbols.extract(path, new TextDecoder().decode(bytes))
+    } catch {
+      return chunks // the parser failed on this file: the regex reads it
+    }
+    if (found === undefined) return chunks
+    return chunks.map((chunk) => ({
+      ...chunk,
+      symbols: found
+        .filter((d) => d.line >= chunk.startLine && d.line <= chunk.endLine)
+        .map((d) => d.name),
+    }))
   }
 
   private changedWhileEmbedding(path: WorkspacePath): void {

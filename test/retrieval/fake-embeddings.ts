@@ -4,48 +4,16 @@
 // text, honours `encoding_format: "base64"`, and can be told to misbehave.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { FAKE_DIMENSION, embedText } from './concept-embedding.ts'
 
-/** Vector length of the fake. */
-export const FAKE_DIMENSION = 32
-
-const CONCEPTS: string[][] = [
-  ['shutdown', 'shut', 'close', 'closing', 'teardown', 'dispose', 'stop', 'terminate'],
-  ['database', 'db', 'sql', 'table', 'row'],
-  ['network', 'socket', 'http', 'request', 'connection', 'connections'],
-  ['colour', 'color', 'paint', 'hue'],
-  ['config', 'configuration', 'settings', 'options'],
-  ['parse', 'parser', 'parsing', 'decode'],
-  ['error', 'failure', 'fault', 'exception'],
-  ['cache', 'memo', 'memoize'],
-]
-
-function hashWord(word: string): number {
-  let h = 2166136261
-  for (let i = 0; i < word.length; i++) h = Math.imul(h ^ word.charCodeAt(i), 16777619)
-  return 8 + ((h >>> 0) % (FAKE_DIMENSION - 8))
-}
-
-/** The fake's embedding of a text: concept dimensions weigh 1, other words 0.2. */
-export function embedText(text: string): number[] {
-  const v: number[] = Array.from({ length: FAKE_DIMENSION }, () => 0)
-  const words =
-    text
-      .replace(/([a-z])([A-Z])/g, '$1 $2')
-      .toLowerCase()
-      .match(/[a-z]+/g) ?? []
-  for (const word of words) {
-    const concept = CONCEPTS.findIndex((c) => c.includes(word))
-    if (concept >= 0) v[concept]! += 1
-    else v[hashWord(word)]! += 0.2
-  }
-  if (!v.some((x) => x !== 0)) v[v.length - 1] = 1
-  return v
-}
+export { FAKE_DIMENSION, embedText }
 
 /** How the fake misbehaves on the next requests. */
 export interface FakeBehaviour {
   /** Answer 400 for a request holding an input that contains this text. */
   rejectText?: string
+  /** Answer 500 to this many requests first (`true`: to every request). */
+  serverError?: number | true
   /** Answer 429 (with `Retry-After: 0`) to this many requests first. */
   rateLimited?: number
   /** Never answer requests holding an input that contains this text (or every request: true). */
@@ -70,6 +38,8 @@ export interface FakeEmbeddings {
   requestSizes: number[]
   /** Status codes answered, in order. */
   statuses: number[]
+  /** The `Origin` header of each POST (a browser page sends one), in order. */
+  origins: (string | undefined)[]
   behaviour: FakeBehaviour
   close(): Promise<void>
 }
@@ -87,21 +57,31 @@ async function bodyOf(req: IncomingMessage): Promise<Record<string, unknown>> {
   return JSON.parse(Buffer.concat(parts).toString('utf8')) as Record<string, unknown>
 }
 
+// A page on another loopback port may call it: the preflight and every answer allow that.
+const CORS = {
+  'access-control-allow-origin': '*',
+  'access-control-allow-methods': 'POST',
+  'access-control-allow-headers': 'content-type, authorization',
+}
+
 export async function startFakeEmbeddings(): Promise<FakeEmbeddings> {
   const fake = {
     inputs: [] as string[],
     requestSizes: [] as number[],
     statuses: [] as number[],
+    origins: [] as (string | undefined)[],
     behaviour: {} as FakeBehaviour,
   }
   const hung: ServerResponse[] = []
   const answer = (res: ServerResponse, status: number, body: unknown, headers = {}): void => {
     fake.statuses.push(status)
-    res.writeHead(status, { 'content-type': 'application/json', ...headers })
+    res.writeHead(status, { 'content-type': 'application/json', ...CORS, ...headers })
     res.end(JSON.stringify(body))
   }
   const server = createServer((req, res) => {
     void (async () => {
+      if (req.method === 'OPTIONS') return void res.writeHead(204, CORS).end()
+      fake.origins.push(req.headers.origin)
       if (req.method !== 'POST' || req.url !== '/v1/embeddings')
         return answer(res, 404, { error: { message: 'not found' } })
       const body = await bodyOf(req)
@@ -115,6 +95,10 @@ export async function startFakeEmbeddings(): Promise<FakeEmbeddings> {
       )
         return void hung.push(res)
       if (b.delayMs) await new Promise((r) => setTimeout(r, b.delayMs))
+      if (b.serverError === true || (b.serverError ?? 0) > 0) {
+        if (b.serverError !== true) b.serverError!--
+        return answer(res, 500, { error: { message: 'upstream exploded' } })
+      }
       if ((b.rateLimited ?? 0) > 0) {
         b.rateLimited!--
         return answer(res, 429, { error: { message: 'slow down' } }, { 'retry-after': '0' })

@@ -1,6 +1,7 @@
 // The pure parts of retrieval: chunk ids, chunk shape, exclusions, RRF by hand, answer checks,
 // and the OpenAI-compatible embedder's wire handling (against the loopback fake).
 import { createHash } from 'node:crypto'
+import { getEventListeners } from 'node:events'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   openAICompatibleEmbeddings,
@@ -9,6 +10,8 @@ import {
 } from '../../adapters/index.ts'
 import { chunkFile, chunkId, CHUNK_LIMITS } from '../../src/retrieval/chunker.ts'
 import { isEligiblePath } from '../../src/retrieval/eligibility.ts'
+import { embedBatch } from '../../src/retrieval/embed-batches.ts'
+import { RETRIEVAL_DEFAULTS } from '../../src/retrieval/retrieval-options.ts'
 import type { ChunkRecord } from '../../src/retrieval/vector-index.ts'
 import { VectorIndex } from '../../src/retrieval/vector-index.ts'
 import { fuse } from '../../src/tools/search/hybrid-mode.ts'
@@ -131,6 +134,51 @@ describe('vector index', () => {
     expect(index.records).toBe(2)
     expect(index.bytes).toBe(bytes)
     expect(index.search(Float32Array.of(0, 1), 1)[0]!.record.id).toBe('a2')
+  })
+})
+
+describe('vector index memory', () => {
+  it('doubles while growing and trims to the slots in use', () => {
+    const index = new VectorIndex(4, 1)
+    const vectors = Array.from({ length: 65 }, (_, i) => Float32Array.of(i + 1, 1, 0, 0))
+    const chunks = vectors.map((_, i) => ({
+      id: `c${i}`,
+      startByte: i,
+      endByte: i + 1,
+      startLine: i + 1,
+      endLine: i + 1,
+      text: 'x',
+    }))
+    index.publish('f', 'd', chunks, vectors)
+    expect(index.bytes).toBe(128 * 4 * 4)
+    index.trim()
+    expect(index.bytes).toBe(65 * 4 * 4)
+    expect(index.search(Float32Array.of(65, 1, 0, 0), 1)[0]!.record.id).toBe('c64')
+    index.publish('g', 'd', [chunks[0]!], [vectors[0]!]) // grows again after a trim
+    expect(index.records).toBe(66)
+    expect(index.file('g')![0]!.slot).toBe(65)
+  })
+})
+
+describe('embedding calls', () => {
+  it('leave no listener on the index signal behind (thousands of calls share it)', async () => {
+    const controller = new AbortController()
+    const model = {
+      provider: 'p',
+      model: 'm',
+      dimension: 2,
+      normalization: 'none' as const,
+      embed: async (inputs: readonly { id: string }[]) => ({
+        vectors: inputs.map(({ id }) => ({ id, values: [1, 0] })),
+      }),
+    }
+    for (let i = 0; i < 50; i++)
+      await embedBatch(model, [{ id: `x${i}`, text: 't' }], RETRIEVAL_DEFAULTS, controller.signal)
+    const failing = { ...model, embed: async () => Promise.reject(new Error('400 invalid input')) }
+    await expect(
+      embedBatch(failing, [{ id: 'y', text: 't' }], RETRIEVAL_DEFAULTS, controller.signal),
+    ).rejects.toThrow()
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0)
   })
 })
 

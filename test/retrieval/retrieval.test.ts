@@ -164,7 +164,7 @@ describe('hybrid mode', () => {
     expect(r.metadata).toMatchObject({
       mode: 'hybrid',
       algorithm: 'rrf_k60',
-      channels: { symbol: 'regex' },
+      channels: { symbol: 'tree_sitter' }, // the Node default (adapters/node is imported)
     })
     expect(r.output).toMatch(/^1\. c\/impl\.ts:1-1 \(rrf 0\.\d{5}; exact#1/)
     // the decoy outscores it on fused score (more channels), yet the identifier comes first

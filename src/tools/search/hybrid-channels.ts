@@ -1,5 +1,6 @@
 import type { ToolContext } from '../../kernel/tool-spec.ts'
 import type { ChunkRecord, VectorIndex } from '../../retrieval/vector-index.ts'
+import { regexDefinitionNames } from '../../retrieval/regex-symbols.ts'
 import { runBm25 } from './bm25/bm25-mode.ts'
 import type { SearchArgs } from './search-args.ts'
 
@@ -54,13 +55,11 @@ export function exactChannel(
   }
 }
 
-const DEFINITION =
-  /(?:^|[\s;{(])(?:export\s+)?(?:default\s+)?(?:async\s+)?(?:pub(?:\([^)]*\))?\s+)?(?:function\*?|class|interface|type|enum|struct|trait|def|fn|func|impl|module|namespace)\s+(?:\([^)]*\)\s*)?([A-Za-z_$][\w$]*)/gm
-
 /**
- * The symbol channel (regex fallback; no parser yet): chunks defining a function, class,
- * interface, type, enum, struct, trait or module named like one of the query's identifiers —
- * exact case first, then case-insensitive; then path and start byte.
+ * The symbol channel: chunks defining a function, class, method, interface, type, enum, struct,
+ * trait or module named like one of the query's identifiers — exact case first, then
+ * case-insensitive; then path and start byte. Definitions come from the parser where it read the
+ * chunk's file (`record.symbols`), else from a regex over the chunk's text.
  */
 export function symbolChannel(
   index: VectorIndex,
@@ -73,8 +72,7 @@ export function symbolChannel(
   const found: { r: ChunkRecord; tier: number }[] = []
   for (const r of chunksOf(index, keep)) {
     let tier = 0
-    for (const m of r.text.matchAll(DEFINITION)) {
-      const name = m[1]!
+    for (const name of r.symbols ?? regexDefinitionNames(r.text)) {
       if (names.has(name)) tier = 1
       else if (tier === 0 && lowered.has(name.toLowerCase())) tier = 2
       if (tier === 1) break

@@ -68,7 +68,8 @@ export function fuse(
   })
 }
 
-type ChannelState = 'ok' | 'regex' | 'unavailable'
+/** `ok`/`unavailable`; for `symbol` its engine: `tree_sitter` or `regex`. */
+type ChannelState = string
 
 /** `search` mode `hybrid`: exact, lexical, symbol and semantic evidence fused by RRF (k = 60). */
 export async function runHybrid(
@@ -82,7 +83,7 @@ export async function runHybrid(
   const state: Record<ChannelName, ChannelState> = {
     exact: 'ok',
     lexical: 'ok',
-    symbol: 'regex',
+    symbol: retrieval.symbolEngine(),
     semantic: 'ok',
   }
   const exact = exactChannel(index, args.query, keep)
