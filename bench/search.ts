@@ -3,10 +3,10 @@
 // 1. grep (literal, regex, case-insensitive literal, count, files_with_matches, content) against
 //    ripgrep, spawned as a child process (its start-up cost included and printed separately), on
 //    a generated tree of ≥ 30,000 files / ≥ 400 MB (bench/search-tree.ts) and on node_modules.
-//    Goal: ≤ 2× ripgrep.
-// 2. glob against tinyglobby and fast-glob, in process. Goal: ≤ 1.0× tinyglobby.
+//    Goal (issue 33): ≤ 1.0× ripgrep on every node_modules row.
+// 2. glob against tinyglobby and fast-glob, in process. Goal: ≤ 0.5× tinyglobby.
 // 3. bm25 at its 16 MiB / 256-file cap: end to end, and `rankBm25` alone on 16 MiB of loaded
-//    documents. Goal: ranking ≤ 250 ms.
+//    documents. Goal: ranking ≤ 150 ms.
 //
 // Every comparison needs a complete result on both sides: paged modes follow next_cursor to the
 // end, and each result is checked against the peer's (totals, or the exact per-file set) once
@@ -95,8 +95,8 @@ const ROUNDS = Number(process.env.SEARCH_BENCH_ROUNDS ?? 3)
 const WARM_RUNS = Math.max(1, Number(process.env.SEARCH_BENCH_WARM ?? 3))
 /** Sections to run, e.g. SEARCH_BENCH_ONLY=glob,bm25 (default all three). */
 const ONLY = new Set((process.env.SEARCH_BENCH_ONLY ?? 'grep,glob,bm25').split(','))
-/** Goals: grep ≤ 2× ripgrep, glob ≤ 1.0× tinyglobby, BM25 ranking ≤ 250 ms. */
-const GOALS = { grepRatio: 2, globRatio: 1, bm25Ms: 250 } as const
+/** Goals: grep ≤ 1.0× ripgrep (node_modules rows), glob ≤ 0.5× tinyglobby, BM25 ranking ≤ 150 ms. */
+const GOALS = { grepRatio: 1, globRatio: 0.5, bm25Ms: 150 } as const
 const BM25_QUERY = 'retry request timeout handler 缓存'
 
 /** rg flags for the same file set as ours: .gitignore without a .git, no parent or global rules. */
@@ -830,12 +830,12 @@ async function main(): Promise<void> {
     )
   const worst = (ratios: (number | undefined)[]) =>
     Math.max(...ratios.filter((r): r is number => r !== undefined))
-  const grepWorst = worst(grepRows.map((r) => r.ratio))
+  const grepWorst = worst(grepRows.filter((r) => r.tree === 'node_modules').map((r) => r.ratio))
   const globWorst = worst(globRows.map((r) => r.ratioTiny))
   const rankMs = bm25Rows[bm25Rows.length - 1]?.ms ?? Number.NaN
   const shown = (ran: boolean, figure: string) => (ran ? figure : 'not run')
   console.log(
-    `\ngoals: grep ≤ ${GOALS.grepRatio}× rg: worst ${shown(grepRows.length > 0, fmtRatio(grepWorst))}` +
+    `\ngoals: grep ≤ ${GOALS.grepRatio}× rg (node_modules): worst ${shown(grepRows.length > 0, fmtRatio(grepWorst))}` +
       ` · glob ≤ ${GOALS.globRatio}× tinyglobby: worst ${shown(globRows.length > 0, fmtRatio(globWorst))}` +
       ` · bm25 ranking ≤ ${GOALS.bm25Ms} ms: ${shown(bm25Rows.length > 0, `${rankMs.toFixed(0)} ms`)}`,
   )

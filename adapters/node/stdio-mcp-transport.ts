@@ -1,6 +1,6 @@
 import type { ChildProcessWithoutNullStreams } from 'node:child_process'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
-import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
+import type { JSONRPCMessage, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js'
 import type { McpStdioConfig } from '../../src/index.ts'
 import { signalGroup, trackGroup, untrackGroup } from './process-groups.ts'
 
@@ -27,13 +27,20 @@ export class NodeStdioMcpTransport implements Transport {
   private stderr = ''
   private exited: Promise<void> | undefined
   private closing = false
+  /** The SDK's message schema (zod), loaded by `start`: before it no line arrives. */
+  private messages: typeof JSONRPCMessageSchema | undefined
 
   constructor(private readonly config: McpStdioConfig) {}
 
   async start(): Promise<void> {
     // The SDK's stdio module loads child_process (cross-spawn): imported at the first stdio
     // server, so a process that starts none never loads it.
-    const { getDefaultEnvironment } = await import('@modelcontextprotocol/sdk/client/stdio.js')
+    // Its message schemas (zod) likewise: a CLI call that starts no server never compiles them.
+    const [{ getDefaultEnvironment }, { JSONRPCMessageSchema: messages }] = await Promise.all([
+      import('@modelcontextprotocol/sdk/client/stdio.js'),
+      import('@modelcontextprotocol/sdk/types.js'),
+    ])
+    this.messages = messages
     return new Promise((resolve, reject) => {
       const { spawn } = process.getBuiltinModule('node:child_process')
       const child = spawn(this.config.command, this.config.args ?? [], {
@@ -97,7 +104,7 @@ export class NodeStdioMcpTransport implements Transport {
     if (!line.trimStart().startsWith('{')) return
     let message: JSONRPCMessage
     try {
-      message = JSONRPCMessageSchema.parse(JSON.parse(line))
+      message = this.messages!.parse(JSON.parse(line))
     } catch {
       this.fail(new Error('the server wrote invalid JSON-RPC on stdout'))
       return

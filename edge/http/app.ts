@@ -1,5 +1,4 @@
 import { Hono, type Context } from 'hono'
-import { bodyLimit } from 'hono/body-limit'
 import {
   Agent,
   IsoagentError,
@@ -10,6 +9,7 @@ import {
 } from '../../adapters/index.ts'
 import { ApiError, errorResponse } from './api-error.ts'
 import { presentedToken, tokenChecker } from './auth.ts'
+import { limitBody } from './body-limit.ts'
 import { hostGuard } from './host-guard.ts'
 import type { EventHistoryLimits, HostedSession } from './hosted-session.ts'
 import type { AppContext, RouteSpec } from './route-spec.ts'
@@ -211,7 +211,7 @@ export function createApp(options: AppOptions): IsoagentApp {
   )
 
   const authorized = (c: Context) =>
-    checkToken === undefined || checkToken(presentedToken(c.req.raw, new URL(c.req.url)))
+    checkToken === undefined || checkToken(presentedToken(c.req.raw, c.req.url))
   const unauthorized = () =>
     errorResponse(401, 'unauthorized', 'a valid bearer token is required', {
       'www-authenticate': 'Bearer',
@@ -228,11 +228,7 @@ export function createApp(options: AppOptions): IsoagentApp {
     if (refused !== undefined) return refused
     await next()
   })
-  const limit = bodyLimit({
-    maxSize: maxBodyBytes,
-    onError: () =>
-      errorResponse(413, 'payload_too_large', `the body is over ${maxBodyBytes} bytes`),
-  })
+  const limit = limitBody(maxBodyBytes)
   for (const route of routes) {
     app.on(route.method, route.path, async (c: Context) => {
       if (route.auth !== false && !authorized(c)) return unauthorized()

@@ -2,8 +2,11 @@ import { sha256 } from '@noble/hashes/sha2.js'
 
 const encoder = new TextEncoder()
 
-/** The token a request presents: `Authorization: Bearer <token>`, or `?token=` on a GET. */
-export function presentedToken(request: Request, url: URL): string | undefined {
+/**
+ * The token a request presents: `Authorization: Bearer <token>`, or `?token=` on a GET. `url` is
+ * the request's URL, parsed only when the query is looked at (a string is parsed then).
+ */
+export function presentedToken(request: Request, url: URL | string): string | undefined {
   const header = request.headers.get('authorization')
   if (header !== null) {
     const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header)
@@ -11,7 +14,7 @@ export function presentedToken(request: Request, url: URL): string | undefined {
   }
   // EventSource and plain links cannot send headers; a GET changes nothing.
   if (request.method === 'GET' || request.method === 'HEAD')
-    return url.searchParams.get('token') ?? undefined
+    return (typeof url === 'string' ? new URL(url) : url).searchParams.get('token') ?? undefined
   return undefined
 }
 

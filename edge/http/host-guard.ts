@@ -91,7 +91,7 @@ export function hostGuard(
       'host_not_allowed',
       `${what} is not a name of this server; start it with an allowed host (allowedHosts, --allowed-host) to serve it under that name`,
     )
-  return (request, localPort) => {
+  const check = (request: Request, localPort: number | undefined) => {
     const hostHeader = request.headers.get('host') ?? new URL(request.url).host
     const host = parseHost(hostHeader)
     if (host === undefined) return refuse('the Host header')
@@ -106,5 +106,33 @@ export function hostGuard(
     if (!sameHost && !ok(origin, localPort))
       return refuse(`Origin ${JSON.stringify(originHeader.slice(0, 100))}`)
     return undefined
+  }
+  return passedBefore(check)
+}
+
+/** How many passing (port, Host, Origin) combinations {@link passedBefore} remembers. */
+const PASSED_MEMO_SIZE = 64
+
+/**
+ * `check`, remembering the (port, `Host`, `Origin`) combinations it let through: the answer is a
+ * function of those alone, and a client sends the same ones on every request, so the URL parsing
+ * is done once per combination. Refusals are not remembered (each gets a response of its own).
+ */
+function passedBefore(
+  check: (request: Request, localPort: number | undefined) => Response | undefined,
+): (request: Request, localPort?: number) => Response | undefined {
+  const passed = new Set<string>()
+  return (request, localPort) => {
+    const host = request.headers.get('host')
+    if (host === null) return check(request, localPort)
+    // No header value holds a line break, so the key names one combination only.
+    const key = `${localPort ?? ''}\n${host}\n${request.headers.get('origin') ?? ''}`
+    if (passed.has(key)) return undefined
+    const refused = check(request, localPort)
+    if (refused === undefined) {
+      if (passed.size >= PASSED_MEMO_SIZE) passed.clear()
+      passed.add(key)
+    }
+    return refused
   }
 }

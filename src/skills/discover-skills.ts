@@ -1,7 +1,6 @@
 import { describeError } from '../kernel/error-kind.ts'
 import { WorkspacePath } from '../workspace/workspace-path.ts'
 import type { DirEntry, WorkspaceServices } from '../workspace/workspace-services.ts'
-import { parseSkillText } from './parse-skill.ts'
 import { SKILL_LIMITS, type SkillDiagnostic, type SkillEntry } from './skill.ts'
 
 /** What discovery found: entries in precedence order (a later duplicate name wins). */
@@ -76,6 +75,8 @@ async function loadSkillFile(
     length: SKILL_LIMITS.maxFrontMatterChars + 4096,
   })
   const stem = WorkspacePath.basename(path).replace(/\.md$/i, '')
+  // The front-matter parser (and `yaml`) loads at the first skill file found.
+  const { parseSkillText } = await import('./parse-skill.ts')
   const parsed = parseSkillText(decoder.decode(head), stem, folder)
   if (!parsed.ok) {
     found.diagnostics.push({ path, message: parsed.message })

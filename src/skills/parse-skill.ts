@@ -1,21 +1,15 @@
 import { parse as parseYaml } from 'yaml'
+import { checkSkillName, SKILL_KINDS } from './check-skill.ts'
 import { SKILL_LIMITS, type Skill, type SkillKind } from './skill.ts'
 
-const NAME = /^[a-z0-9]+(?:-[a-z0-9]+)*$/
+// The checks without the YAML parser live in check-skill.ts (loaded with the session); this file
+// and `yaml` load at the first skill file found.
+export { checkInlineSkill, checkSkillName } from './check-skill.ts'
+
 const FRONT_MATTER = /^\uFEFF?---[ \t]*\r?\n([\s\S]*?)\r?\n?---[ \t]*(?:\r?\n|$)/
-const KINDS: readonly SkillKind[] = ['instruction', 'persona', 'tool']
 
 /** A parsed skill file, or why it was skipped. */
 export type ParsedSkill = { ok: true; skill: Skill; body: string } | { ok: false; message: string }
-
-/** Check a skill name: kebab-case, 1–64 characters. */
-export function checkSkillName(name: unknown): string | undefined {
-  if (typeof name !== 'string' || name === '') return 'name is required'
-  if (name.length > SKILL_LIMITS.maxNameChars)
-    return `name is longer than ${SKILL_LIMITS.maxNameChars} characters`
-  if (!NAME.test(name)) return `name ${JSON.stringify(name)} is not kebab-case ([a-z0-9-])`
-  return undefined
-}
 
 function stringList(value: unknown, field: string): string[] | string {
   if (value === undefined || value === null) return []
@@ -66,8 +60,8 @@ export function parseSkillText(text: string, fileStem: string, folder?: string):
       message: `description is longer than ${SKILL_LIMITS.maxDescriptionChars} characters`,
     }
   const kind = fm.kind ?? 'instruction'
-  if (!KINDS.includes(kind as SkillKind))
-    return { ok: false, message: `kind must be one of ${KINDS.join(', ')}` }
+  if (!SKILL_KINDS.includes(kind as SkillKind))
+    return { ok: false, message: `kind must be one of ${SKILL_KINDS.join(', ')}` }
   const tags = stringList(fm.tags, 'tags')
   if (typeof tags === 'string') return { ok: false, message: tags }
   const disable = fm['disable-model-invocation'] ?? false
@@ -95,23 +89,4 @@ export function parseSkillText(text: string, fileStem: string, folder?: string):
   if (typeof fm.metadata === 'object' && fm.metadata !== null && !Array.isArray(fm.metadata))
     skill.metadata = fm.metadata as Record<string, unknown>
   return { ok: true, skill, body }
-}
-
-/** Check an inline skill given in code (the same rules as a file's front matter). */
-export function checkInlineSkill(skill: unknown): string | undefined {
-  if (typeof skill !== 'object' || skill === null) return 'a skill must be an object'
-  const s = skill as Partial<Skill>
-  const nameError = checkSkillName(s.name)
-  if (nameError !== undefined) return nameError
-  if (typeof s.description !== 'string' || s.description.length > SKILL_LIMITS.maxDescriptionChars)
-    return `description must be a string of at most ${SKILL_LIMITS.maxDescriptionChars} characters`
-  if (s.kind !== undefined && !KINDS.includes(s.kind))
-    return `kind must be one of ${KINDS.join(', ')}`
-  if (s.body !== undefined && typeof s.body !== 'string') return 'body must be a string'
-  if (
-    s.allowedTools !== undefined &&
-    !(Array.isArray(s.allowedTools) && s.allowedTools.every((t) => typeof t === 'string'))
-  )
-    return 'allowedTools must be a list of strings'
-  return undefined
 }

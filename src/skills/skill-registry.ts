@@ -1,7 +1,7 @@
 import { IsoagentError } from '../errors.ts'
 import type { WorkspaceServices } from '../workspace/workspace-services.ts'
 import { discoverSkills } from './discover-skills.ts'
-import { checkInlineSkill } from './parse-skill.ts'
+import { checkInlineSkill } from './check-skill.ts'
 import {
   DEFAULT_SKILL_DIRS,
   type Skill,

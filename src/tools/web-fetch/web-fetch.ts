@@ -6,7 +6,7 @@ import { safeFetch, typedFetchError } from '../../net/safe-fetch.ts'
 import { redactUrl } from '../../net/url-rules.ts'
 import { toolSuccess } from '../../tool-result.ts'
 import { decodeBody } from './charset.ts'
-import { convertHtml, type PageFormat } from './html-convert.ts'
+import type { PageFormat } from './html-convert.ts'
 
 /** Largest body read, in bytes; the rest of a longer body is not read. */
 export const WEB_FETCH_MAX_BODY_BYTES = 5 * 1024 * 1024
@@ -89,8 +89,14 @@ async function fetchAndRender(
     )
   }
   const decoded = decodeBody(body.bytes, contentType || null, html)
+  // The HTML converter (and its parser and entity tables) loads at the first page that needs it.
   const content = html
-    ? convertHtml(decoded.text, finalUrl, format, args.body_only === true)
+    ? (await import('./html-convert.ts')).convertHtml(
+        decoded.text,
+        finalUrl,
+        format,
+        args.body_only === true,
+      )
     : decoded.text
   return {
     content,

@@ -11,8 +11,6 @@ import {
   type EngineTier,
 } from './engine-config.ts'
 import { kindOfStatus, parseRetryAfter, type EngineFailure } from './engine-failure.ts'
-import { extractFeed, looksLikeFeed } from './extract-feed.ts'
-import { extractHtml } from './extract-html.ts'
 import { extractJson } from './extract-json.ts'
 import type { RetryBudget } from './retry-budget.ts'
 import type { NetOptions } from '../../net/net-options.ts'
@@ -141,7 +139,9 @@ async function runHttp(
       throw new EngineError({ kind: 'garbage', message: `no array at ${engine.fields!.results}` })
     return results
   }
+  // The HTML parser behind the feed and page extractors loads at the first answer to parse.
   if (engine.kind === 'rss') {
+    const { extractFeed, looksLikeFeed } = await import('./extract-feed.ts')
     if (!looksLikeFeed(body)) {
       const wall = detectWall(body.slice(0, 20_000))
       if (wall !== undefined) throw new EngineError({ kind: 'blocked', message: `a ${wall} wall` })
@@ -153,7 +153,7 @@ async function runHttp(
   if (type !== '' && !/html|xml|text\/plain/.test(type))
     throw new EngineError({ kind: 'garbage', message: `answer is ${type.split(';')[0]}, not HTML` })
   const selectors = { wall: DEFAULT_WALL_SELECTOR, ...engine.selectors! }
-  const page = extractHtml(body, selectors)
+  const page = (await import('./extract-html.ts')).extractHtml(body, selectors)
   if (page.results.length === 0) {
     const wall = page.wall ? 'captcha' : detectWall(page.textSample)
     if (wall !== undefined) throw new EngineError({ kind: 'blocked', message: `a ${wall} wall` })

@@ -7,6 +7,7 @@ import { READ_MAX_LINE_CHARS, renderLine } from '../../read-lines.ts'
 import {
   forEachTerm,
   queryTerms,
+  type TermFilter,
   type TermScanOptions,
   type TermSink,
   type TokenizeOptions,
@@ -137,14 +138,23 @@ class QueryMatcher {
   private readonly long = new Map<string, number>()
   private readonly byLength: (number[] | undefined)[] = []
   private readonly firsts = new Uint8Array(0x10000)
+  private readonly lengths = new Uint8Array(LONG_TERM_CHARS)
 
   constructor(terms: string[]) {
     this.terms = terms
     terms.forEach((t, i) => {
       if (t.length >= LONG_TERM_CHARS) this.long.set(t, i)
-      else (this.byLength[t.length] ??= []).push(i)
+      else {
+        ;(this.byLength[t.length] ??= []).push(i)
+        this.lengths[t.length] = 1
+      }
       this.firsts[t.charCodeAt(0)] = 1
     })
+  }
+
+  /** The tokenizer's filter: terms whose length or first character no query term has are not reported. */
+  get filter(): TermFilter {
+    return { lengths: this.lengths, firsts: this.firsts, longFrom: LONG_TERM_CHARS }
   }
 
   /** Index of the term `source.slice(start, end)` among the query terms, or -1. */
@@ -185,6 +195,7 @@ export function rankBm25(
   const words = terms.filter(isCjkWordTerm)
   const tokenizeOptions: TermScanOptions = {
     ...queryOptions,
+    filter: matcher.filter,
     shouldSegment: (text, start, end) => {
       if (words.length === 0) return false
       const run = text.slice(start, end)
@@ -195,10 +206,8 @@ export function rankBm25(
   // One pass: chunk lengths, document frequencies and the tf of query terms in chunks that hold one.
   const df = new Int32Array(q)
   let tf = new Int32Array(q)
-  let length = 0
   let hits = 0
-  const count: TermSink = (source, start, end, overlay) => {
-    if (!overlay) length++
+  const count: TermSink = (source, start, end) => {
     const t = matcher.find(source, start, end)
     if (t >= 0) {
       if (tf[t] === 0) hits++
@@ -210,9 +219,8 @@ export function rankBm25(
   const scored: Scored[] = []
   docs.forEach((doc, d) => {
     for (const span of chunkSpans(doc.text, BM25_LIMITS.chunkLines)) {
-      length = 0
       hits = 0
-      forEachTerm(doc.text.slice(span.start, span.end), count, tokenizeOptions)
+      const length = forEachTerm(doc.text.slice(span.start, span.end), count, tokenizeOptions)
       chunks++
       totalLength += length
       if (hits > 0) {

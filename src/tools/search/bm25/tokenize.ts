@@ -64,6 +64,35 @@ export interface TermScanOptions extends TokenizeOptions {
    * which keeps the segmenter's cost off runs that cannot match.
    */
   shouldSegment?: (text: string, start: number, end: number) => boolean
+  /**
+   * Terms the sink wants: a term that cannot pass this filter may go unreported (it still counts
+   * in the returned number of base terms). A ranker that looks up each term among a few query
+   * terms passes their lengths and first characters, which keeps a call per term off the scan.
+   */
+  filter?: TermFilter
+}
+
+/**
+ * Which terms a sink wants, by length and first code unit (as the sink would see them). A term
+ * passes when its length is at least `longFrom`, or when both `lengths[length]` and
+ * `firsts[first code unit]` are 1.
+ */
+export interface TermFilter {
+  /** Indexed by term length, below `longFrom`. */
+  lengths: Uint8Array
+  /** Indexed by the first UTF-16 code unit (65,536 entries). */
+  firsts: Uint8Array
+  longFrom: number
+}
+
+/** Whether `source.slice(start, end)` may pass `filter` (always, without one). */
+function admits(filter: TermFilter | undefined, source: string, start: number, end: number) {
+  if (filter === undefined) return true
+  const len = end - start
+  return (
+    len >= filter.longFrom ||
+    (filter.lengths[len] === 1 && filter.firsts[source.charCodeAt(start)] === 1)
+  )
 }
 
 /**
@@ -192,16 +221,17 @@ function wordSegmenter(): Intl.Segmenter | undefined {
 const JOINERS = /[_-]+/g
 
 /**
- * Report every term of `text` to `sink`, in order; the allocation-free core of {@link tokenize}.
+ * Report every term of `text` to `sink`, in order (with {@link TermScanOptions.filter}, those that
+ * may pass it); the allocation-free core of {@link tokenize}. Returns the number of base terms
+ * (those reported with `overlay` false), counted whether reported or not.
  */
-export function forEachTerm(text: string, sink: TermSink, options: TermScanOptions = {}): void {
+export function forEachTerm(text: string, sink: TermSink, options: TermScanOptions = {}): number {
   const n = text.length
-  if (n === 0) return
-  const lowered = text.toLowerCase()
-  // Lower-casing may change lengths (`İ` → `i̇`); then each term is sliced from `text` and
-  // lower-cased on its own. Identifier terms go to `emit(lowered, start, end, overlay)`; CJK
-  // terms (caseless) to `emit(text, start, end, overlay)`.
-  const emit: TermSink = lowered.length === n ? sink : relowering(text, sink)
+  if (n === 0) return 0
+  // Identifier terms go to `term(start, end, overlay)`, which lower-cases them; CJK terms
+  // (caseless) to the sink as ranges of `text`.
+  const term = identifierTerms(text, sink, options.filter)
+  let base = 0
   const segmenter = options.segmenter === false ? undefined : wordSegmenter()
   const shouldSegment = options.shouldSegment
 
@@ -234,13 +264,13 @@ export function forEachTerm(text: string, sink: TermSink, options: TermScanOptio
           i += 2 // classAt only returns CJK for a whole pair
         } else i++
       }
-      emitBigrams(text, start, i, astral, emit)
+      base += emitBigrams(text, start, i, astral, sink)
       if (
         segmenter !== undefined &&
         i - start >= 3 &&
         (shouldSegment === undefined || shouldSegment(text, start, i))
       ) {
-        emitSegments(segmenter, text, start, i, emit)
+        emitSegments(segmenter, text, start, i, sink)
       }
       continue
     }
@@ -278,7 +308,8 @@ export function forEachTerm(text: string, sink: TermSink, options: TermScanOptio
         if (next === UNKNOWN) next = classAt(text, j, cj)
         if (next !== LOWER && next !== UPPER && next !== DIGIT) break
         if (i - partStart > 1 || TABLE[text.charCodeAt(partStart)] === DIGIT) {
-          emit(lowered, partStart, i, false)
+          base++
+          term(partStart, i, false)
         }
         parts++
         joined = true
@@ -297,7 +328,8 @@ export function forEachTerm(text: string, sink: TermSink, options: TermScanOptio
         if (cut >= 0) {
           // One-letter parts are dropped, one-digit parts kept.
           if (cut - partStart > 1 || TABLE[text.charCodeAt(partStart)] === DIGIT) {
-            emit(lowered, partStart, cut, false)
+            base++
+            term(partStart, cut, false)
           }
           parts++
           partStart = cut
@@ -309,44 +341,91 @@ export function forEachTerm(text: string, sink: TermSink, options: TermScanOptio
       i += c >= 0xd800 && c <= 0xdbff ? widthAt(text, i, c) : 1
     }
     if (i - partStart > 1 || TABLE[text.charCodeAt(partStart)] === DIGIT) {
-      emit(lowered, partStart, i, false)
+      base++
+      term(partStart, i, false)
     }
     if (parts > 1) {
-      if (!joined) emit(lowered, start, i, true)
-      else {
+      if (!joined) {
+        term(start, i, true)
+      } else {
         const whole = text.slice(start, i).replace(JOINERS, '').toLowerCase()
         sink(whole, 0, whole.length, true)
       }
     }
   }
+  return base
 }
 
-/** A sink for texts whose lower-cased form has another length: lower-cases each term alone. */
-function relowering(text: string, sink: TermSink): TermSink {
-  return (_lowered, start, end, overlay) => {
+/**
+ * The reporter of identifier terms `text.slice(start, end)`, lower-cased as `text.toLowerCase()`
+ * would lower-case them in place: a range of the lower-cased text, or, where lower-casing changes
+ * the text's length (`İ` → `i̇`), the term lower-cased on its own. The whole text is lower-cased
+ * only when a term needs it (`toLowerCase` costs several times the scan itself): with a filter,
+ * an ASCII term is judged on its own characters (ASCII lower-casing needs no context) and only a
+ * term that passes is lower-cased, alone; a term with other characters (whose lower case can
+ * depend on its neighbours: final sigma) takes the whole-text path.
+ */
+function identifierTerms(
+  text: string,
+  sink: TermSink,
+  filter: TermFilter | undefined,
+): (start: number, end: number, overlay: boolean) => void {
+  if (filter === undefined) {
+    const lowered = text.toLowerCase()
+    if (lowered.length === text.length)
+      return (start, end, overlay) => sink(lowered, start, end, overlay)
+  }
+  let lowered: string | undefined
+  const inPlace = (start: number, end: number, overlay: boolean) => {
+    lowered ??= text.toLowerCase()
+    if (lowered.length === text.length) {
+      if (admits(filter, lowered, start, end)) sink(lowered, start, end, overlay)
+    } else {
+      const term = text.slice(start, end).toLowerCase()
+      sink(term, 0, term.length, overlay)
+    }
+  }
+  if (filter === undefined) return inPlace
+  return (start, end, overlay) => {
+    const c = text.charCodeAt(start)
+    if (c >= 0x80) return inPlace(start, end, overlay)
+    // The lower-cased term starts with the lower case of its first character, whatever follows.
+    if (filter.firsts[c >= 0x41 && c <= 0x5a ? c + 32 : c] === 0) return
+    for (let k = start + 1; k < end; k++) {
+      if (text.charCodeAt(k) >= 0x80) return inPlace(start, end, overlay)
+    }
+    const len = end - start
+    if (len < filter.longFrom && filter.lengths[len] === 0) return
     const term = text.slice(start, end).toLowerCase()
-    sink(term, 0, term.length, overlay)
+    sink(term, 0, len, overlay)
   }
 }
 
-/** Bigrams of a CJK run; a one-character run yields that character. */
+/** Bigrams of a CJK run (a one-character run yields that character); returns how many. */
 function emitBigrams(
   text: string,
   start: number,
   end: number,
   astral: boolean,
   emit: TermSink,
-): void {
+): number {
   if (!astral) {
-    if (end - start === 1) emit(text, start, end, false)
-    else for (let k = start; k + 1 < end; k++) emit(text, k, k + 2, false)
-    return
+    if (end - start === 1) {
+      emit(text, start, end, false)
+      return 1
+    }
+    for (let k = start; k + 1 < end; k++) emit(text, k, k + 2, false)
+    return end - start - 1
   }
   const bounds: number[] = []
   for (let k = start; k < end; k += widthAt(text, k, text.charCodeAt(k))) bounds.push(k)
   bounds.push(end)
-  if (bounds.length === 2) emit(text, start, end, false)
-  else for (let k = 0; k + 2 < bounds.length; k++) emit(text, bounds[k]!, bounds[k + 2]!, false)
+  if (bounds.length === 2) {
+    emit(text, start, end, false)
+    return 1
+  }
+  for (let k = 0; k + 2 < bounds.length; k++) emit(text, bounds[k]!, bounds[k + 2]!, false)
+  return bounds.length - 2
 }
 
 /**
