@@ -45,6 +45,11 @@ export interface ProgramHost {
    * present it is used instead of {@link callTool} (a worker forwards calls to its host this way).
    */
   callRaw?: (name: string, argsJson: string) => Promise<string>
+  /**
+   * Told the outcome as soon as it is known, before the guest's runtime is freed (a worker
+   * answers its host first and frees the runtime while the host goes on).
+   */
+  onOutcome?: (outcome: ProgramOutcome) => void
 }
 
 /** The script to run. */
@@ -410,6 +415,8 @@ export async function runProgram(
     clearTimeout(timer)
     host.signal.removeEventListener('abort', onAbort)
     const result = outcome()
+    const final = limitOutput(result, limits)
+    host.onOutcome?.(final)
     // An instance that ran out of memory may hold objects it could not finish building; it is
     // dropped whole (its memory goes with it) instead of freeing the runtime inside it.
     if (result.status === 'limit' && result.limit === 'memory') healthy = false
@@ -422,7 +429,7 @@ export async function runProgram(
         healthy = false
       }
     pool.release(instance, healthy)
-    return limitOutput(result, limits)
+    return final
   }
 }
 
