@@ -298,7 +298,7 @@ export function createNodeProgramRunner(options: NodeProgramRunnerOptions = {}):
     host: ProgramHost,
     startedAt: number,
   ): Promise<ProgramOutcome> =>
-    new Promise((resolve) => {
+    new Promise((resolve, reject) => {
       const { worker } = slot
       const facts = { toolCalls: 0, startedAt }
       let settled = false
@@ -312,7 +312,7 @@ export function createNodeProgramRunner(options: NodeProgramRunnerOptions = {}):
         post({ type: 'answers', answers })
         answers = []
       }
-      const finish = (outcome: ProgramOutcome, reusable: boolean) => {
+      const finish = (outcome: ProgramOutcome | Error, reusable: boolean) => {
         if (settled) return
         settled = true
         clearTimeout(deadline)
@@ -320,7 +320,8 @@ export function createNodeProgramRunner(options: NodeProgramRunnerOptions = {}):
         worker.off('message', onMessage)
         host.signal.removeEventListener('abort', onAbort)
         giveBack(slot, reusable)
-        resolve(outcome)
+        if (outcome instanceof Error) reject(outcome)
+        else resolve(outcome)
       }
       const kill = (status: 'timeout' | 'cancelled') => {
         if (settled) return
@@ -329,6 +330,7 @@ export function createNodeProgramRunner(options: NodeProgramRunnerOptions = {}):
       const onMessage = (reply: ProgramWorkerReply) => {
         if (reply.type === 'done') finish(reply.outcome, true)
         else if (reply.type === 'calls') for (const call of reply.calls) forward(call)
+        else if (reply.type === 'unavailable') finish(new Error(reply.message), false)
       }
       const forward = (call: ProgramWorkerCall) => {
         facts.toolCalls++

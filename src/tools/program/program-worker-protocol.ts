@@ -20,6 +20,8 @@ export type ProgramWorkerReply =
   | { type: 'ready' }
   /** The guest's tool calls, batched: every call it made in one turn. */
   | { type: 'calls'; calls: ProgramWorkerCall[] }
+  /** QuickJS could not be loaded in the worker: the run fails as `unsupported`. */
+  | { type: 'unavailable'; message: string }
   /** Sent before the worker frees the guest's runtime (the host need not wait for that). */
   | { type: 'done'; outcome: ProgramOutcome }
 

@@ -54,6 +54,13 @@ export function serveProgramWorker(port: ProgramWorkerPort): void {
   const run = async (request: Extract<ProgramWorkerRequest, { type: 'run' }>) => {
     controller = new AbortController()
     pool ??= poolFor(importQuickJs)
+    try {
+      await pool.acquire().then((instance) => pool!.release(instance, true))
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error)
+      port.post({ type: 'unavailable', message })
+      return
+    }
     await runProgram(pool, request.program, request.inputsJson, request.limits, {
       signal: controller.signal,
       callTool: () => Promise.reject(new Error('tool calls go through callRaw')),
