@@ -13,7 +13,7 @@
 // 4. Worker bundle: `isoagent` + a fetch handler running a program, bundled for workerd with
 //    esbuild (minified, as wrangler --minify would), gzip; plus QuickJS's .wasm, gzip.
 //
-//   npx tsx bench/program.ts      (or `npm run bench:program`)
+//   npx tsx bench/program.ts      (or `npm run bench:program`; PROGRAM_BENCH_COLD_RUNS, default 9)
 import { spawnSync } from 'node:child_process'
 import { readFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
@@ -26,7 +26,7 @@ import { Agent, memoryWorkspace, type CustomTool, type Session } from '../adapte
 import { nodeProgramRunner } from '../adapters/node/index.ts'
 import { collectGarbage, machineLine, median } from './harness.ts'
 
-const COLD_RUNS = 9
+const COLD_RUNS = Number(process.env.PROGRAM_BENCH_COLD_RUNS ?? 9)
 const WARM_RUNS = 300
 const CALLS = 100
 const CALL_ROUNDS = 15
