@@ -1,7 +1,11 @@
 // The program tool: start-up and per-tool-call cost of QuickJS programs, and the Worker's size.
 //
 // 1. Cold start: the first program of a fresh Node process (QuickJS's .wasm read, compiled and
-//    instantiated), p50 over child processes; vs a first host `session.tool('noop')` there.
+//    instantiated, a worker thread started), p50 over child processes; vs a bare
+//    quickjs-emscripten module + context + eval in a child process of the same run (the goal is
+//    ≤ 1.5× that), and a first host `session.tool('noop')`. Also with the runner prewarmed
+//    (`nodeProgramRunner.prewarm()` at session creation), and in workerd: a new Miniflare to the
+//    first response of a Worker that runs a program, vs the same Miniflare with a minimal Worker.
 // 2. Warm start: a trivial program (`return 1`) in a session that has run programs, p50; vs a
 //    host-direct `session.tool('noop')`.
 // 3. Per-tool-call overhead: a program making 100 sequential `ctx.tool('noop')` calls, less a
@@ -9,7 +13,7 @@
 // 4. Worker bundle: `isoagent` + a fetch handler running a program, bundled for workerd with
 //    esbuild (minified, as wrangler --minify would), gzip; plus QuickJS's .wasm, gzip.
 //
-//   npx tsx bench/program.ts      (or `npm run bench:program`)
+//   npx tsx bench/program.ts      (or `npm run bench:program`; PROGRAM_BENCH_COLD_RUNS, default 9)
 import { spawnSync } from 'node:child_process'
 import { readFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
@@ -17,15 +21,17 @@ import { performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
 import { gzipSync } from 'node:zlib'
 import { build } from 'esbuild'
+import { Miniflare } from 'miniflare'
 import { Agent, memoryWorkspace, type CustomTool, type Session } from '../adapters/index.ts'
-import '../adapters/node/index.ts'
+import { nodeProgramRunner } from '../adapters/node/index.ts'
 import { collectGarbage, machineLine, median } from './harness.ts'
 
-const COLD_RUNS = 9
+const COLD_RUNS = Number(process.env.PROGRAM_BENCH_COLD_RUNS ?? 9)
 const WARM_RUNS = 300
 const CALLS = 100
 const CALL_ROUNDS = 15
-const GOALS = { coldMs: 30, warmMs: 2, perCallUs: 50, workerMiB: 1.5 }
+const WORKERD_STARTS = 5
+const GOALS = { coldMs: 30, coldRatio: 1.5, warmMs: 1, perCallUs: 50, workerMiB: 1.5 }
 
 const noop: CustomTool = {
   name: 'noop',
@@ -49,8 +55,9 @@ async function expectOk(promise: Promise<{ exitCode: number; output: string }>):
 }
 
 /** In a child process: the first program's time and a first host call's, as JSON on stdout. */
-async function coldChild(): Promise<void> {
+async function coldChild(prewarm: boolean): Promise<void> {
   const session = await newSession()
+  if (prewarm) void nodeProgramRunner.prewarm()
   let t = performance.now()
   await expectOk(session.tool('noop', { n: 1 }))
   const hostMs = performance.now() - t
@@ -64,20 +71,56 @@ async function coldChild(): Promise<void> {
   await session.close()
 }
 
-function cold(): { programMs: number; hostMs: number; secondMs: number } {
+/** In a child process: a bare quickjs-emscripten module + context + eval, from its import. */
+async function bareChild(): Promise<void> {
+  const t = performance.now()
+  const { newQuickJSWASMModuleFromVariant } = await import('quickjs-emscripten-core')
+  const imported = (await import('@jitl/quickjs-wasmfile-release-sync')) as unknown as {
+    default: Parameters<typeof newQuickJSWASMModuleFromVariant>[0]
+  }
+  const module = await newQuickJSWASMModuleFromVariant(imported.default)
+  const vm = module.newContext()
+  const value = vm.unwrapResult(vm.evalCode('1 + 1'))
+  if (vm.getNumber(value) !== 2) throw new Error('bare eval failed')
+  value.dispose()
+  vm.dispose()
+  console.log(JSON.stringify({ bareMs: performance.now() - t }))
+}
+
+function child<T>(flag: string): T {
   const self = fileURLToPath(import.meta.url)
-  const runs: { programMs: number; hostMs: number; secondMs: number }[] = []
+  const run = spawnSync(process.execPath, ['--import', 'tsx', self, flag], { encoding: 'utf8' })
+  if (run.status !== 0) throw new Error(`${flag} failed: ${run.stderr}`)
+  return JSON.parse(run.stdout.trim().split('\n').pop()!) as T
+}
+
+interface Cold {
+  programMs: number
+  hostMs: number
+  secondMs: number
+  prewarmedMs: number
+  bareMs: number
+  ratio: number
+}
+
+/** Cold children in rounds (bare, ours, ours prewarmed), so load changes hit every side alike. */
+function cold(): Cold {
+  type Run = { programMs: number; hostMs: number; secondMs: number }
+  const runs: Run[] = []
+  const prewarmed: Run[] = []
+  const bare: number[] = []
   for (let i = 0; i < COLD_RUNS; i++) {
-    const child = spawnSync(process.execPath, ['--import', 'tsx', self, '--cold-child'], {
-      encoding: 'utf8',
-    })
-    if (child.status !== 0) throw new Error(`cold child failed: ${child.stderr}`)
-    runs.push(JSON.parse(child.stdout.trim().split('\n').pop()!) as (typeof runs)[number])
+    bare.push(child<{ bareMs: number }>('--bare-child').bareMs)
+    runs.push(child<Run>('--cold-child'))
+    prewarmed.push(child<Run>('--cold-child-prewarm'))
   }
   return {
     programMs: median(runs.map((r) => r.programMs)),
     hostMs: median(runs.map((r) => r.hostMs)),
     secondMs: median(runs.map((r) => r.secondMs)),
+    prewarmedMs: median(prewarmed.map((r) => r.programMs)),
+    bareMs: median(bare),
+    ratio: median(runs.map((r, i) => r.programMs / bare[i]!)),
   }
 }
 
@@ -129,7 +172,7 @@ export default {
 }
 `
 
-async function workerSize(): Promise<{ jsGzip: number; wasmGzip: number; js: number }> {
+async function workerBundle(): Promise<{ code: string; wasm: Buffer }> {
   const root = fileURLToPath(new URL('..', import.meta.url))
   const result = await build({
     stdin: { contents: WORKER, resolveDir: root, sourcefile: 'worker.ts', loader: 'ts' },
@@ -155,44 +198,118 @@ async function workerSize(): Promise<{ jsGzip: number; wasmGzip: number; js: num
       },
     ],
   })
-  const js = result.outputFiles[0]!.contents
   const wasmPath = createRequire(import.meta.url).resolve(
     '@jitl/quickjs-wasmfile-release-sync/wasm',
   )
-  const wasm = await readFile(wasmPath)
-  return { js: js.length, jsGzip: gzipSync(js).length, wasmGzip: gzipSync(wasm).length }
+  return { code: result.outputFiles[0]!.text, wasm: await readFile(wasmPath) }
+}
+
+function workerSize(bundle: { code: string; wasm: Buffer }) {
+  const js = Buffer.from(bundle.code)
+  return { js: js.length, jsGzip: gzipSync(js).length, wasmGzip: gzipSync(bundle.wasm).length }
+}
+
+const MINIMAL_WORKER = `export default { fetch: () => new Response('1') }`
+
+/** A new Miniflare (a fresh workerd) to its first response, and the second one's time. */
+async function workerdStart(
+  code: string,
+  wasm: Buffer | undefined,
+): Promise<{ firstMs: number; secondMs: number }> {
+  const t0 = performance.now()
+  const mf = new Miniflare({
+    modules: [
+      { type: 'ESModule', path: 'worker.js', contents: code },
+      ...(wasm ? [{ type: 'CompiledWasm' as const, path: 'quickjs.wasm', contents: wasm }] : []),
+    ],
+    compatibilityDate: '2026-04-01',
+    cf: false,
+    telemetry: { enabled: false },
+  })
+  const check = async () => {
+    const response = await mf.dispatchFetch('http://localhost/')
+    const text = await response.text()
+    if (!response.ok || !/"exitCode":0|^1$/.test(text)) throw new Error(`workerd: ${text}`)
+  }
+  try {
+    await check()
+    const firstMs = performance.now() - t0
+    const t1 = performance.now()
+    await check()
+    return { firstMs, secondMs: performance.now() - t1 }
+  } finally {
+    await mf.dispose()
+  }
+}
+
+/** Fresh workerd processes, alternating the program Worker and a minimal one. */
+async function workerdCold(bundle: { code: string; wasm: Buffer }) {
+  const ours: { firstMs: number; secondMs: number }[] = []
+  const minimal: number[] = []
+  for (let i = 0; i < WORKERD_STARTS; i++) {
+    ours.push(await workerdStart(bundle.code, bundle.wasm))
+    minimal.push((await workerdStart(MINIMAL_WORKER, undefined)).firstMs)
+  }
+  return {
+    firstMs: median(ours.map((r) => r.firstMs)),
+    secondMs: median(ours.map((r) => r.secondMs)),
+    minimalMs: median(minimal),
+  }
 }
 
 const fmt = (n: number, digits = 2) => n.toFixed(digits)
 const kib = (n: number) => `${(n / 1024).toFixed(0)} KiB`
 
 async function main(): Promise<void> {
-  if (process.argv.includes('--cold-child')) return coldChild()
+  if (process.argv.includes('--cold-child')) return coldChild(false)
+  if (process.argv.includes('--cold-child-prewarm')) return coldChild(true)
+  if (process.argv.includes('--bare-child')) return bareChild()
   console.log(machineLine())
   const c = cold()
   const session = await newSession()
   const w = await warm(session)
   const p = await perCall(session)
   await session.close()
-  const size = await workerSize()
+  const bundle = await workerBundle()
+  const wd = await workerdCold(bundle)
+  const size = workerSize(bundle)
   const total = size.jsGzip + size.wasmGzip
   const rows = [
-    ['operation', 'program', 'host session.tool', 'goal'],
+    ['operation', 'program', 'peer', 'goal'],
     [
-      'cold start, first program of a process (p50 ms)',
+      'cold start, first program of a process (p50 ms); peer: first host `session.tool`',
       fmt(c.programMs),
       fmt(c.hostMs),
       `≤ ${GOALS.coldMs} ms`,
     ],
+    [
+      'the same vs a bare module + context + eval in a process (p50 ms, ratio)',
+      `${fmt(c.ratio)}×`,
+      fmt(c.bareMs),
+      `≤ ${GOALS.coldRatio}×`,
+    ],
+    ['cold start, runner prewarmed at session creation (p50 ms)', fmt(c.prewarmedMs), '', ''],
     ['second program of that process (p50 ms)', fmt(c.secondMs), '', ''],
     [
-      'warm start, `return 1` (p50 ms)',
+      'warm start, `return 1` (p50 ms); peer: host `session.tool`',
       fmt(w.programMs, 3),
       fmt(w.hostMs, 3),
       `≤ ${GOALS.warmMs} ms`,
     ],
-    ['per tool call (p50 µs)', fmt(p.insideUs, 1), fmt(p.hostUs, 1), `≤ +${GOALS.perCallUs} µs`],
-    ['added per tool call inside a program (µs)', fmt(p.insideUs - p.hostUs, 1), '', ''],
+    ['per tool call (p50 µs); peer: host `session.tool`', fmt(p.insideUs, 1), fmt(p.hostUs, 1), ''],
+    [
+      'added per tool call inside a program (µs)',
+      fmt(p.insideUs - p.hostUs, 1),
+      '',
+      `≤ ${GOALS.perCallUs} µs`,
+    ],
+    [
+      'workerd: new Miniflare → first program response (p50 ms); peer: a minimal Worker',
+      fmt(wd.firstMs, 0),
+      fmt(wd.minimalMs, 0),
+      '',
+    ],
+    ['workerd: the next program request (p50 ms)', fmt(wd.secondMs, 1), '', ''],
   ]
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)))
   const line = (r: string[]) => `| ${r.map((cell, i) => cell.padEnd(widths[i]!)).join(' | ')} |`

@@ -18,7 +18,7 @@ import type {
   ProgramWorkerCall,
   ProgramWorkerReply,
   ProgramWorkerRequest,
-} from './program-worker-protocol.ts'
+} from '../../src/tools/program/program-worker-protocol.ts'
 
 /** Options of {@link createNodeProgramRunner}. */
 export interface NodeProgramRunnerOptions {
@@ -53,8 +53,9 @@ interface Slot {
   onExit?: (code: number, error: unknown) => void
 }
 
+/** The workers of one loader's QuickJS. */
 interface ModulePool {
-  module: WebAssembly.Module
+  loader: QuickJsLoader
   idle: Slot[]
 }
 
@@ -121,6 +122,8 @@ function workerExecArgv(): string[] {
   return out
 }
 
+const send = (worker: Worker, request: ProgramWorkerRequest) => worker.postMessage(request)
+
 function stopped(
   status: 'timeout' | 'cancelled' | 'memory' | 'crash',
   facts: { toolCalls: number; startedAt: number },
@@ -169,7 +172,7 @@ export function createNodeProgramRunner(options: NodeProgramRunnerOptions = {}):
   const graceMs = options.killGraceMs ?? 250
   let entry: URL | undefined
   const modules = new WeakMap<QuickJsLoader, Promise<WebAssembly.Module>>()
-  const pools = new WeakMap<WebAssembly.Module, ModulePool>()
+  const pools = new WeakMap<QuickJsLoader, ModulePool>()
   const alive = new Set<Slot>()
   const waiters: (() => void)[] = []
   let spawned = 0
@@ -185,11 +188,11 @@ export function createNodeProgramRunner(options: NodeProgramRunnerOptions = {}):
     }
     return module
   }
-  const poolOf = (module: WebAssembly.Module): ModulePool => {
-    let pool = pools.get(module)
+  const poolOf = (loader: QuickJsLoader): ModulePool => {
+    let pool = pools.get(loader)
     if (pool === undefined) {
-      pool = { module, idle: [] }
-      pools.set(module, pool)
+      pool = { loader, idle: [] }
+      pools.set(loader, pool)
     }
     return pool
   }
@@ -200,9 +203,14 @@ export function createNodeProgramRunner(options: NodeProgramRunnerOptions = {}):
     const { Worker } = process.getBuiltinModule('node:worker_threads')
     const worker = new Worker(entry, {
       execArgv: workerExecArgv(),
-      workerData: { module: pool.module },
       resourceLimits: { maxOldGenerationSizeMb: 256, stackSizeMb: 4 },
     })
+    // The thread starts while QuickJS is still compiling on this one (the first program of a
+    // process waits for the longer of the two, not their sum); the module follows when ready.
+    moduleOf(pool.loader).then(
+      (module) => send(worker, { type: 'init', module }),
+      () => {},
+    )
     const slot: Slot = { worker, pool, dead: false, ready: false }
     spawned++
     alive.add(slot)
@@ -290,21 +298,21 @@ export function createNodeProgramRunner(options: NodeProgramRunnerOptions = {}):
     host: ProgramHost,
     startedAt: number,
   ): Promise<ProgramOutcome> =>
-    new Promise((resolve) => {
+    new Promise((resolve, reject) => {
       const { worker } = slot
       const facts = { toolCalls: 0, startedAt }
       let settled = false
       let answers: { id: number; json: string }[] = []
       let flushQueued = false
       let abortTimer: ReturnType<typeof setTimeout> | undefined
-      const send = (request: ProgramWorkerRequest) => worker.postMessage(request)
+      const post = (request: ProgramWorkerRequest) => send(worker, request)
       const flush = () => {
         flushQueued = false
         if (settled || answers.length === 0) return
-        send({ type: 'answers', answers })
+        post({ type: 'answers', answers })
         answers = []
       }
-      const finish = (outcome: ProgramOutcome, reusable: boolean) => {
+      const finish = (outcome: ProgramOutcome | Error, reusable: boolean) => {
         if (settled) return
         settled = true
         clearTimeout(deadline)
@@ -312,7 +320,8 @@ export function createNodeProgramRunner(options: NodeProgramRunnerOptions = {}):
         worker.off('message', onMessage)
         host.signal.removeEventListener('abort', onAbort)
         giveBack(slot, reusable)
-        resolve(outcome)
+        if (outcome instanceof Error) reject(outcome)
+        else resolve(outcome)
       }
       const kill = (status: 'timeout' | 'cancelled') => {
         if (settled) return
@@ -321,6 +330,7 @@ export function createNodeProgramRunner(options: NodeProgramRunnerOptions = {}):
       const onMessage = (reply: ProgramWorkerReply) => {
         if (reply.type === 'done') finish(reply.outcome, true)
         else if (reply.type === 'calls') for (const call of reply.calls) forward(call)
+        else if (reply.type === 'unavailable') finish(new Error(reply.message), false)
       }
       const forward = (call: ProgramWorkerCall) => {
         facts.toolCalls++
@@ -335,7 +345,7 @@ export function createNodeProgramRunner(options: NodeProgramRunnerOptions = {}):
       }
       const onAbort = () => {
         if (settled) return
-        send({ type: 'abort' })
+        post({ type: 'abort' })
         abortTimer ??= setTimeout(() => kill('cancelled'), graceMs)
       }
       slot.onExit = (code, error) => {
@@ -348,21 +358,29 @@ export function createNodeProgramRunner(options: NodeProgramRunnerOptions = {}):
       worker.on('message', onMessage)
       worker.ref()
       host.signal.addEventListener('abort', onAbort, { once: true })
-      send({ type: 'run', program, inputsJson, limits })
+      post({ type: 'run', program, inputsJson, limits })
       if (host.signal.aborted) onAbort()
     })
 
   return {
     async run(loader, program, inputsJson, limits, host) {
       const startedAt = Date.now()
-      const pool = poolOf(await moduleOf(loader))
+      const pool = poolOf(loader)
       const slot = await take(pool, host.signal)
       if (slot === undefined) return stopped('cancelled', { toolCalls: 0, startedAt }, limits)
       busy++
+      try {
+        await moduleOf(loader)
+      } catch (error) {
+        giveBack(slot, false)
+        throw error
+      }
       return drive(slot, program, inputsJson, limits, host, startedAt)
     },
     async prewarm(loader = nodeQuickJs) {
-      fill(poolOf(await moduleOf(loader)))
+      const pool = poolOf(loader)
+      fill(pool)
+      await moduleOf(loader)
     },
     stats: () => ({ busy, idle: alive.size - busy, spawned, terminated }),
     async close() {

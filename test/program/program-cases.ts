@@ -15,6 +15,11 @@ import {
 /** How a runtime hands QuickJS to the sessions of the suite (undefined: the default loader). */
 export interface ProgramEnv {
   quickjs?: QuickJsLoader | WebAssembly.Module
+  /**
+   * Guests run on a thread whose native stack is smaller than QuickJS's stack limit needs (a
+   * browser Web Worker), so a deep recursion ends at the host's stack, uncatchable by the guest.
+   */
+  smallHostStack?: boolean
 }
 
 /** One case of the suite. */
@@ -475,13 +480,15 @@ return { seen, same: g === globalThis, again: again.output, x: again.metadata.x 
             'invalid_argument',
             'stack',
           )
-          const caught = ok(
-            await s.program({
-              source:
-                'function f(n) { return f(n + 1) + 1 }\ntry { f(0) } catch (e) { return e.message }',
-            }),
-          )
-          same(caught.metadata?.value, 'stack overflow', 'a caught stack overflow')
+          const caught = await s.program({
+            source:
+              'function f(n) { return f(n + 1) + 1 }\ntry { f(0) } catch (e) { return e.message }',
+          })
+          // A browser Web Worker's own stack is smaller than QuickJS's limit: the overflow is
+          // still the typed stack limit there, but the guest cannot catch it.
+          if (env.smallHostStack === true && caught.exitCode !== 0)
+            failed(caught, 'invalid_argument', 'stack')
+          else same(ok(caught).metadata?.value, 'stack overflow', 'a caught stack overflow')
           same(ok(await s.program({ source: 'return 6 * 7' })).metadata?.value, 42, 'still works')
         },
         { tools: [waitingTool(seen), noopTool] },

@@ -1,12 +1,10 @@
-import type { QuickJSContext, QuickJSHandle } from 'quickjs-emscripten-core'
+import type { QuickJSHandle } from 'quickjs-emscripten-core'
 import { utf8Length } from '../../text/bytes.ts'
 import type { ToolResult } from '../../tool-result.ts'
-import { GUEST_PRELUDE } from './guest-prelude.ts'
-import { NATIVE_BOUNDS_PRELUDE } from './native-bounds.ts'
+import { errorFields, prepareGuest, PROGRAM_STACK_BYTES, type Guest } from './guest.ts'
 import { PROGRAM_MEMORY_BYTES, type QuickJsPool } from './quickjs-pool.ts'
 
-/** QuickJS's own stack limit: below the host's, so deep recursion is a guest `InternalError`. */
-export const PROGRAM_STACK_BYTES = 256 * 1024
+export { PROGRAM_STACK_BYTES } from './guest.ts'
 /**
  * Interrupt checks a program may use per second of `timeoutMs`: the CPU bound that holds where
  * the clock stands still between I/O, as in deployed Workers. QuickJS checks for an interrupt
@@ -45,6 +43,11 @@ export interface ProgramHost {
    * present it is used instead of {@link callTool} (a worker forwards calls to its host this way).
    */
   callRaw?: (name: string, argsJson: string) => Promise<string>
+  /**
+   * Told the outcome as soon as it is known, before the guest's runtime is freed (a worker
+   * answers its host first and frees the runtime while the host goes on).
+   */
+  onOutcome?: (outcome: ProgramOutcome) => void
 }
 
 /** The script to run. */
@@ -100,37 +103,25 @@ function limitOf(name: string, message: string): ProgramLimit | undefined {
   return undefined
 }
 
-function errorFields(vm: QuickJSContext, handle: QuickJSHandle): Stop {
-  try {
-    const dumped = vm.dump(handle) as unknown
-    if (typeof dumped === 'object' && dumped !== null) {
-      const e = dumped as { name?: unknown; message?: unknown; stack?: unknown }
-      return {
-        status: 'error',
-        errorName: String(e.name ?? 'Error'),
-        message: String(e.message ?? ''),
-        stack: String(e.stack ?? ''),
-      }
-    }
-    return { status: 'error', errorName: 'Error', message: String(dumped), stack: '' }
-  } catch {
-    return { status: 'error', errorName: 'InternalError', message: 'out of memory', stack: '' }
-  }
-}
-
-/** Run one program in a fresh QuickJS runtime of a pooled instance. Never throws after acquire. */
+/**
+ * Run one program in a fresh QuickJS runtime of a pooled instance: `prepared` when given (a guest
+ * made ready before the program was known), else one prepared now. Never throws once it has a
+ * guest; rejects only when QuickJS cannot be loaded.
+ */
 export async function runProgram(
   pool: QuickJsPool,
   program: ProgramSource,
   inputsJson: string,
   limits: ProgramLimits,
   host: ProgramHost,
+  prepared?: Guest,
 ): Promise<ProgramOutcome> {
   const now = host.now ?? Date.now
   const startedAt = Date.now()
   const deadline = now() + limits.timeoutMs
   const maxInterrupts = Math.ceil((limits.timeoutMs / 1000) * INTERRUPTS_PER_SECOND)
-  const instance = await pool.acquire()
+  const guest = prepared ?? (await prepareGuest(pool, host.boundNatives === true))
+  const { instance, rt, vm } = guest
   const logs: string[] = []
   let logBytes = 0
   let logsDropped = 0
@@ -139,12 +130,13 @@ export async function runProgram(
   let stop: Stop | undefined
   let done: { valueJson: string | undefined } | undefined
   let closed = false
-  let healthy = true
+  let healthy = guest.healthy
   let wake: () => void = () => {}
   /** Tool calls the guest waits for, and answers not yet handed to it. */
   let pending = 0
   const answers: { id: number; json: string }[] = []
   const handles: QuickJSHandle[] = []
+  const settleFn = guest.settle
 
   const halt = (reason: Stop) => {
     if (stop === undefined && done === undefined) stop = reason
@@ -152,9 +144,7 @@ export async function runProgram(
   }
   const finished = () => stop !== undefined || done !== undefined
 
-  const rt = instance.module.newRuntime()
-  rt.setMaxStackSize(PROGRAM_STACK_BYTES)
-  rt.setInterruptHandler(() => {
+  const interrupt = () => {
     if (finished()) return true
     if (host.signal.aborted) {
       halt({ status: 'cancelled' })
@@ -175,8 +165,7 @@ export async function runProgram(
       return true
     }
     return false
-  })
-  const vm = rt.newContext()
+  }
 
   const timer = setTimeout(
     () => halt(limitStop('timeout', `the program ran past timeoutMs (${limits.timeoutMs} ms)`)),
@@ -189,7 +178,6 @@ export async function runProgram(
   const readString = (h: QuickJSHandle | undefined): string | undefined =>
     h !== undefined && vm.typeof(h) === 'string' ? vm.getString(h) : undefined
 
-  let settleFn: QuickJSHandle | undefined
   /** Hand the answers that arrived to the guest (each resolves its call's promise). */
   const deliver = () => {
     while (answers.length > 0 && !finished() && settleFn !== undefined) {
@@ -216,12 +204,6 @@ export async function runProgram(
         called.error.dispose()
       } else called.value.dispose()
     }
-  }
-
-  const define = (name: string, fn: (...args: QuickJSHandle[]) => QuickJSHandle | undefined) => {
-    const handle = vm.newFunction(name, fn)
-    vm.setProp(vm.global, name, handle)
-    handle.dispose()
   }
 
   const outcome = (): ProgramOutcome => {
@@ -262,78 +244,71 @@ export async function runProgram(
   }
 
   try {
-    define('__iso_call', (nameHandle, argsHandle, idHandle) => {
-      if (finished()) throw new Error('the program has stopped')
-      const name = readString(nameHandle) ?? ''
-      const argsJson = readString(argsHandle) ?? '{}'
-      toolCalls++
-      if (toolCalls > limits.maxToolCalls) {
-        halt(
-          limitStop(
-            'max_tool_calls',
-            `the program made more than maxToolCalls (${limits.maxToolCalls}) tool calls`,
-          ),
-        )
-        throw new Error('maxToolCalls reached')
-      }
-      const id =
-        idHandle !== undefined && vm.typeof(idHandle) === 'number' ? vm.getNumber(idHandle) : 0
-      pending++
-      void (host.callRaw?.(name, argsJson) ?? callToolJson(host, name, argsJson))
-        .catch(failedCall)
-        .then((json) => {
-          pending--
-          if (closed) return
-          answers.push({ id, json })
-          wake()
+    guest.bind({
+      interrupt,
+      call: (nameHandle, argsHandle, idHandle) => {
+        if (finished()) throw new Error('the program has stopped')
+        const name = readString(nameHandle) ?? ''
+        const argsJson = readString(argsHandle) ?? '{}'
+        toolCalls++
+        if (toolCalls > limits.maxToolCalls) {
+          halt(
+            limitStop(
+              'max_tool_calls',
+              `the program made more than maxToolCalls (${limits.maxToolCalls}) tool calls`,
+            ),
+          )
+          throw new Error('maxToolCalls reached')
+        }
+        const id =
+          idHandle !== undefined && vm.typeof(idHandle) === 'number' ? vm.getNumber(idHandle) : 0
+        pending++
+        void (host.callRaw?.(name, argsJson) ?? callToolJson(host, name, argsJson))
+          .catch(failedCall)
+          .then((json) => {
+            pending--
+            if (closed) return
+            answers.push({ id, json })
+            wake()
+          })
+      },
+      log: (line) => {
+        const text = readString(line) ?? ''
+        const cut =
+          text.length > LOG_LIMITS.entryBytes ? `${text.slice(0, LOG_LIMITS.entryBytes)}…` : text
+        const bytes = utf8Length(cut)
+        if (logs.length >= LOG_LIMITS.entries || logBytes + bytes > LOG_LIMITS.totalBytes)
+          logsDropped++
+        else {
+          logs.push(cut)
+          logBytes += bytes
+        }
+      },
+      done: (value) => {
+        if (!finished()) done = { valueJson: readString(value) }
+        wake()
+      },
+      fail: (name, message, stack) => {
+        halt({
+          status: 'error',
+          errorName: readString(name) ?? 'Error',
+          message: readString(message) ?? '',
+          stack: readString(stack) ?? '',
         })
-      return undefined
-    })
-    define('__iso_log', (line) => {
-      const text = readString(line) ?? ''
-      const cut =
-        text.length > LOG_LIMITS.entryBytes ? `${text.slice(0, LOG_LIMITS.entryBytes)}…` : text
-      const bytes = utf8Length(cut)
-      if (logs.length >= LOG_LIMITS.entries || logBytes + bytes > LOG_LIMITS.totalBytes)
-        logsDropped++
-      else {
-        logs.push(cut)
-        logBytes += bytes
-      }
-      return undefined
-    })
-    define('__iso_done', (value) => {
-      if (!finished()) done = { valueJson: readString(value) }
-      wake()
-      return undefined
-    })
-    define('__iso_fail', (name, message, stack) => {
-      halt({
-        status: 'error',
-        errorName: readString(name) ?? 'Error',
-        message: readString(message) ?? '',
-        stack: readString(stack) ?? '',
-      })
-      return undefined
+      },
     })
 
-    if (host.boundNatives === true) {
-      const bounds = vm.evalCode(NATIVE_BOUNDS_PRELUDE, 'isoagent:bounds', { type: 'global' })
-      if (bounds.error) {
-        halt(errorFields(vm, bounds.error))
-        bounds.error.dispose()
-      } else bounds.value.dispose()
-    }
-    const prelude = vm.evalCode(GUEST_PRELUDE, 'isoagent:prelude', { type: 'global', strict: true })
-    if (prelude.error) {
-      halt(errorFields(vm, prelude.error))
-      prelude.error.dispose()
-    } else {
-      handles.push(prelude.value)
-      const start = vm.getProp(prelude.value, 0)
-      handles.push(start)
-      settleFn = vm.getProp(prelude.value, 1)
-      handles.push(settleFn)
+    const start = guest.start
+    if (guest.failure !== undefined || start === undefined)
+      halt(
+        guest.failure ?? {
+          status: 'error',
+          errorName: 'InternalError',
+          message: 'no prelude',
+          stack: '',
+        },
+      )
+    else {
       const code = program.isModule ? program.source : `${SCRIPT_PREFIX}${program.source}\n})`
       const entry = vm.evalCode(code, program.filename, {
         type: program.isModule ? 'module' : 'global',
@@ -410,19 +385,20 @@ export async function runProgram(
     clearTimeout(timer)
     host.signal.removeEventListener('abort', onAbort)
     const result = outcome()
+    const final = limitOutput(result, limits)
+    host.onOutcome?.(final)
     // An instance that ran out of memory may hold objects it could not finish building; it is
     // dropped whole (its memory goes with it) instead of freeing the runtime inside it.
     if (result.status === 'limit' && result.limit === 'memory') healthy = false
     if (healthy)
       try {
         for (const handle of handles) if (handle.alive) handle.dispose()
-        vm.dispose()
-        rt.dispose()
+        healthy = guest.dispose()
       } catch {
         healthy = false
       }
     pool.release(instance, healthy)
-    return limitOutput(result, limits)
+    return final
   }
 }
 
