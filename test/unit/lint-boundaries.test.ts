@@ -137,8 +137,8 @@ describe('lint: Web-standard globals in src', () => {
   it('allows what workerd and browsers share, and Node globals outside src', async () => {
     const code = "export const id = crypto.randomUUID() + new TextEncoder().encode('x').length\n"
     expect(await problems('src/tools/x.ts', code)).toEqual([])
-    expect(
-      await problems('adapters/node/x.ts', 'export const home = process.env.HOME\n'),
-    ).toEqual([])
+    expect(await problems('adapters/node/x.ts', 'export const home = process.env.HOME\n')).toEqual(
+      [],
+    )
   })
 })
