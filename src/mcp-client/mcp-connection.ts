@@ -30,6 +30,8 @@ export interface McpConnectionEvents {
   onTools(list: McpToolList): void
   /** The connection state changed (status readers look again). */
   onState(): void
+  /** A credential obtained while connecting (a client-credentials grant's token): redact it. */
+  onSecret?(secret: string): void
 }
 
 const CLIENT_INFO = { name: 'isoagent', version: '1' }
@@ -105,6 +107,7 @@ export class McpConnection {
       return this.start(stdioTransport(config), signal)
     }
     const token = await accessToken(config.oauth, this.fetchFn, signal)
+    if (token !== undefined) this.events.onSecret?.(token)
     const url = new URL(config.url)
     const init = { headers: httpHeaders(config, token) }
     try {
