@@ -3,9 +3,12 @@ import {
   Agent,
   IsoagentError,
   anthropic,
+  checkMcpServers,
+  parseMcpJson,
   memoryWorkspace,
   openAICompatible,
   type LanguageModel,
+  type McpServerConfig,
   type PermissionRules,
   type WorkspaceServices,
 } from '../../adapters/index.ts'
@@ -78,6 +81,13 @@ export interface WorkerEnv {
   MODEL_API_KEY?: string
   /** The model id (required with MODEL_PROVIDER). */
   MODEL_NAME?: string
+  /**
+   * MCP servers every session connects (JSON): `{ name: { transport: "http", url, headers?,
+   * oauth?, toolTimeoutMs?, enabled? } }`, or the `.mcp.json` form `{ "mcpServers": { name:
+   * { type: "http", url, headers? } } }`. HTTP servers only (a Worker runs no processes); their
+   * URLs are trusted (the deployer's own). At most {@link MCP_SERVERS_MAX_CHARS} characters.
+   */
+  MCP_SERVERS?: string | Record<string, unknown>
 }
 
 /** What the Worker serves with, read from its bindings. */
@@ -88,6 +98,8 @@ export interface WorkerSettings {
   permissions?: PermissionRules
   /** `r2`, `s3` or `memory` (memory: one workspace per session, inside its object). */
   workspaceKind: 'r2' | 's3' | 'memory'
+  /** The MCP servers of `MCP_SERVERS` (every session connects them). */
+  mcpServers?: Record<string, McpServerConfig>
 }
 
 /** A binding that makes no sense: the Worker answers 503 `not_configured` with this message. */
@@ -130,6 +142,38 @@ function permissionsOf(value: WorkerEnv['ISOAGENT_PERMISSIONS']): PermissionRule
   return rules as PermissionRules
 }
 
+/** Longest `MCP_SERVERS` binding read (a larger one is refused as a configuration error). */
+export const MCP_SERVERS_MAX_CHARS = 64 * 1024
+
+/** The servers of `MCP_SERVERS` (checked; HTTP only), or undefined; throws {@link ConfigError}. */
+export function mcpServersFromEnv(
+  value: WorkerEnv['MCP_SERVERS'],
+): Record<string, McpServerConfig> | undefined {
+  if (value === undefined || value === '') return undefined
+  const text = typeof value === 'string' ? value : JSON.stringify(value)
+  if (text.length > MCP_SERVERS_MAX_CHARS)
+    throw new ConfigError(`MCP_SERVERS is longer than ${MCP_SERVERS_MAX_CHARS} characters`)
+  let servers: unknown
+  try {
+    const parsed: unknown = JSON.parse(text)
+    servers =
+      typeof parsed === 'object' && parsed !== null && 'mcpServers' in parsed
+        ? parseMcpJson(text)
+        : parsed
+    checkMcpServers(servers)
+  } catch (error) {
+    const why = error instanceof SyntaxError ? 'it is not valid JSON' : (error as Error).message
+    throw new ConfigError(`MCP_SERVERS must be JSON { name: { transport: "http", url } }: ${why}`)
+  }
+  if (servers === undefined) return undefined
+  for (const [name, config] of Object.entries(servers))
+    if (config.transport !== 'http')
+      throw new ConfigError(
+        `MCP_SERVERS.${name}: only HTTP servers run on Workers (a Worker starts no processes)`,
+      )
+  return Object.keys(servers).length > 0 ? servers : undefined
+}
+
 /** Read the settings; throws {@link ConfigError} on a bad or missing binding. */
 export function workerSettings(env: WorkerEnv): WorkerSettings {
   const token = env.ISOAGENT_TOKEN ?? ''
@@ -140,6 +184,7 @@ export function workerSettings(env: WorkerEnv): WorkerSettings {
   if (env.SESSIONS === undefined)
     throw new ConfigError('the Durable Object binding SESSIONS (class IsoagentSession) is missing')
   const permissions = permissionsOf(env.ISOAGENT_PERMISSIONS)
+  const mcpServers = mcpServersFromEnv(env.MCP_SERVERS)
   return {
     token,
     maxSessions: positive(env.ISOAGENT_MAX_SESSIONS, 'ISOAGENT_MAX_SESSIONS', DEFAULT_MAX_SESSIONS),
@@ -150,6 +195,7 @@ export function workerSettings(env: WorkerEnv): WorkerSettings {
     ),
     ...(permissions ? { permissions } : {}),
     workspaceKind: env.BUCKET !== undefined ? 'r2' : env.S3_BUCKET ? 's3' : 'memory',
+    ...(mcpServers ? { mcpServers } : {}),
   }
 }
 
@@ -179,10 +225,14 @@ export function modelFromEnv(env: WorkerEnv): LanguageModel | undefined {
   }
 }
 
-/** The agent of the Worker's sessions: with the model of {@link modelFromEnv}, if any. */
+/**
+ * The agent of the Worker's sessions: with the model of {@link modelFromEnv}, if any, and the
+ * MCP servers of `MCP_SERVERS` (each session connects them in its own object).
+ */
 export function agentFromEnv(env: WorkerEnv): Agent {
   const model = modelFromEnv(env)
-  return Agent.create(model ? { model } : {})
+  const mcpServers = mcpServersFromEnv(env.MCP_SERVERS)
+  return Agent.create({ ...(model ? { model } : {}), ...(mcpServers ? { mcpServers } : {}) })
 }
 
 /**

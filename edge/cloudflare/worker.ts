@@ -25,7 +25,14 @@ import { IsoagentRegistry, leaseMs, registryClient } from './registry.ts'
 
 export { IsoagentRegistry }
 export type { WorkerEnv, WorkerSettings } from './env.ts'
-export { workerSettings, workspaceFromEnv, modelFromEnv, agentFromEnv, ConfigError } from './env.ts'
+export {
+  workerSettings,
+  workspaceFromEnv,
+  modelFromEnv,
+  agentFromEnv,
+  mcpServersFromEnv,
+  ConfigError,
+} from './env.ts'
 
 /** Set by the front Worker on the request that creates a session: the session's id. */
 const NEW_SESSION_HEADER = 'x-isoagent-new-session'
@@ -372,7 +379,9 @@ export class IsoagentSession {
     const stored = await this.state.storage.get<StoredSession>(STORED_SESSION)
     if (stored?.snapshot === undefined || stored.snapshot.workspace.kind === 'memory') return
     try {
-      const session = await Agent.create().resumeSession(stored.snapshot, {
+      const mcp = settings.mcpServers
+      const agent = Agent.create(mcp ? { mcpServers: mcp } : {})
+      const session = await agent.resumeSession(stored.snapshot, {
         ...sessionOptions(settings),
         workspace: workspaceFromEnv(this.env),
       })
