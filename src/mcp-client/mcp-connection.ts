@@ -119,15 +119,15 @@ export class McpConnection {
     try {
       // A response stream that ends unanswered (the server went away) drops the connection, so
       // open calls fail `transport` now instead of at their deadline.
-      let owner: Client | undefined
+      const owner: { client?: Client } = {}
       const fetch = watchedFetch(this.fetchFn, (why) => {
-        if (owner !== undefined) this.dropped(owner, why)
+        if (owner.client !== undefined) this.dropped(owner.client, why)
       })
       const client = await this.start(
         new StreamableHTTPClientTransport(url, { requestInit: init, fetch }),
         signal,
       )
-      owner = client
+      owner.client = client
       this.via = 'streamable-http'
       return client
     } catch (error) {
