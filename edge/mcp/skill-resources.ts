@@ -163,12 +163,37 @@ function base64(bytes: Uint8Array): string {
 }
 
 /**
+ * Send `notifications/resources/list_changed` whenever the session's skills change, while the
+ * server is open (several changes in one turn of the event loop send one notification).
+ */
+function notifyListChanges(server: Server, session: Session): void {
+  let queued = false
+  const stop = session.onSkillsChange(() => {
+    if (queued) return
+    queued = true
+    queueMicrotask(() => {
+      queued = false
+      if (server.transport === undefined) return
+      server.sendResourceListChanged().catch(() => undefined)
+    })
+  })
+  const previous = server.onclose
+  server.onclose = () => {
+    stop()
+    previous?.()
+  }
+}
+
+/**
  * Serve the session's skills as MCP resources (MCP's skills extension): `resources/list` lists
  * `skill://<name>/SKILL.md` per skill and `skill://<name>/<path>` per bundled file;
- * `resources/read` returns their text (binary files as base64 `blob`). The server must declare
- * the `resources` capability.
+ * `resources/read` returns their text (binary files as base64 `blob`). It declares the
+ * `resources` capability with `listChanged` (before the server connects) and sends
+ * `notifications/resources/list_changed` when a skill is added or removed.
  */
 export function serveSkillResources(server: Server, session: Session): void {
+  server.registerCapabilities({ resources: { listChanged: true } })
+  notifyListChanges(server, session)
   server.setRequestHandler(ListResourcesRequestSchema, async () => ({
     resources: await listSkillResources(session),
   }))
