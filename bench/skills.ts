@@ -4,7 +4,9 @@
 //      `<name>/SKILL.md` folders, against the least work that yields the same front matter:
 //      list the folder (paging) and read each SKILL.md's head with the same concurrency (one),
 //      through the same workspace. Local disk and s3rver (S3 on loopback).
-//   2. `search_skills` over those 1,000 skills: p50/p99 of `session.tool('search_skills', …)`
+//   2. Front matter of those 1,000 skills: the plain `key: value` fast path against the YAML
+//      library on the same blocks (the library was most of a load's time).
+//   3. `search_skills` over those 1,000 skills: p50/p99 of `session.tool('search_skills', …)`
 //      against the scoring alone (`rankSkills` over the same entries).
 //
 // Whole-operation timing as bench/s3.ts: each side once untimed, then ROUNDS rounds alternating
@@ -18,6 +20,8 @@ import { performance } from 'node:perf_hooks'
 import { Agent, WorkspacePath, type WorkspaceServices } from '../adapters/index.ts'
 import { localWorkspace } from '../adapters/node/index.ts'
 import { s3Workspace } from '../adapters/s3/index.ts'
+import { parse as parseYaml } from 'yaml'
+import { plainFrontMatter } from '../src/skills/plain-front-matter.ts'
 import { SkillRegistry } from '../src/skills/skill-registry.ts'
 import { rankSkills } from '../src/skills/search-skills.ts'
 import { seed, startS3rver } from '../test/s3/server.ts'
@@ -89,6 +93,16 @@ async function loadRow(name: string, ws: WorkspaceServices) {
   return `| registry load, ${COUNT} skills, ${name} | ${t.ours.toFixed(0)} | ${t.peer.toFixed(0)} | ${t.ratio.toFixed(2)}× |`
 }
 
+async function frontMatterRow() {
+  const blocks = Object.values(files).map((t) => /^---\n([\s\S]*?)\n---/.exec(t)![1]!)
+  if (blocks.some((b) => plainFrontMatter(b) === undefined)) throw new Error('not all plain')
+  const t = await timeBoth(
+    async () => blocks.map((b) => plainFrontMatter(b)),
+    async () => blocks.map((b) => parseYaml(b, { maxAliasCount: 100 })),
+  )
+  return `| front matter of ${COUNT} skills: fast path vs yaml library | ${t.ours.toFixed(1)} | ${t.peer.toFixed(1)} | ${t.ratio.toFixed(2)}× |`
+}
+
 async function searchRow(ws: WorkspaceServices) {
   const session = await Agent.create().session(ws)
   const registry = await SkillRegistry.load(ws)
@@ -126,12 +140,15 @@ try {
   const rows = [
     await loadRow('local disk', local),
     await loadRow('s3rver', bucket),
+    await frontMatterRow(),
     await searchRow(local),
   ]
   console.log(machineLine())
   console.log('| operation | ours ms | peer ms | ratio |\n| --- | ---: | ---: | ---: |')
   for (const row of rows) console.log(row)
-  console.log('peer: list + stat + head read of each SKILL.md (load); rankSkills alone (search)')
+  console.log(
+    'peer: list + stat + head read of each SKILL.md (load); the yaml library (front matter); rankSkills alone (search)',
+  )
 } finally {
   await s3.close()
   rmSync(dir, { recursive: true, force: true })

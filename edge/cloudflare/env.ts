@@ -3,12 +3,15 @@ import {
   Agent,
   IsoagentError,
   anthropic,
+  checkMcpServers,
+  parseMcpJson,
   memoryWorkspace,
   openAICompatible,
   openAICompatibleEmbeddings,
   workersAIEmbeddings,
   type EmbeddingModel,
   type LanguageModel,
+  type McpServerConfig,
   type PermissionRules,
   type WorkersAIBinding,
   type WorkspaceServices,
@@ -98,6 +101,13 @@ export interface WorkerEnv {
    * EMBEDDINGS_URL is not. Bound alone it turns nothing on.
    */
   AI?: WorkersAIBinding
+  /**
+   * MCP servers every session connects (JSON): `{ name: { transport: "http", url, headers?,
+   * oauth?, toolTimeoutMs?, enabled? } }`, or the `.mcp.json` form `{ "mcpServers": { name:
+   * { type: "http", url, headers? } } }`. HTTP servers only (a Worker runs no processes); their
+   * URLs are trusted (the deployer's own). At most {@link MCP_SERVERS_MAX_CHARS} characters.
+   */
+  MCP_SERVERS?: string | Record<string, unknown>
 }
 
 /** What the Worker serves with, read from its bindings. */
@@ -110,6 +120,8 @@ export interface WorkerSettings {
   workspaceKind: 'r2' | 's3' | 'memory'
   /** The embedder of semantic retrieval ({@link embeddingsFromEnv}), if any. */
   embeddings?: EmbeddingModel
+  /** The MCP servers of `MCP_SERVERS` (every session connects them). */
+  mcpServers?: Record<string, McpServerConfig>
 }
 
 /** A binding that makes no sense: the Worker answers 503 `not_configured` with this message. */
@@ -152,6 +164,38 @@ function permissionsOf(value: WorkerEnv['ISOAGENT_PERMISSIONS']): PermissionRule
   return rules as PermissionRules
 }
 
+/** Longest `MCP_SERVERS` binding read (a larger one is refused as a configuration error). */
+export const MCP_SERVERS_MAX_CHARS = 64 * 1024
+
+/** The servers of `MCP_SERVERS` (checked; HTTP only), or undefined; throws {@link ConfigError}. */
+export function mcpServersFromEnv(
+  value: WorkerEnv['MCP_SERVERS'],
+): Record<string, McpServerConfig> | undefined {
+  if (value === undefined || value === '') return undefined
+  const text = typeof value === 'string' ? value : JSON.stringify(value)
+  if (text.length > MCP_SERVERS_MAX_CHARS)
+    throw new ConfigError(`MCP_SERVERS is longer than ${MCP_SERVERS_MAX_CHARS} characters`)
+  let servers: unknown
+  try {
+    const parsed: unknown = JSON.parse(text)
+    servers =
+      typeof parsed === 'object' && parsed !== null && 'mcpServers' in parsed
+        ? parseMcpJson(text)
+        : parsed
+    checkMcpServers(servers)
+  } catch (error) {
+    const why = error instanceof SyntaxError ? 'it is not valid JSON' : (error as Error).message
+    throw new ConfigError(`MCP_SERVERS must be JSON { name: { transport: "http", url } }: ${why}`)
+  }
+  if (servers === undefined) return undefined
+  for (const [name, config] of Object.entries(servers))
+    if (config.transport !== 'http')
+      throw new ConfigError(
+        `MCP_SERVERS.${name}: only HTTP servers run on Workers (a Worker starts no processes)`,
+      )
+  return Object.keys(servers).length > 0 ? servers : undefined
+}
+
 /** Read the settings; throws {@link ConfigError} on a bad or missing binding. */
 export function workerSettings(env: WorkerEnv): WorkerSettings {
   const token = env.ISOAGENT_TOKEN ?? ''
@@ -163,6 +207,7 @@ export function workerSettings(env: WorkerEnv): WorkerSettings {
     throw new ConfigError('the Durable Object binding SESSIONS (class IsoagentSession) is missing')
   const permissions = permissionsOf(env.ISOAGENT_PERMISSIONS)
   const embeddings = embeddingsFromEnv(env)
+  const mcpServers = mcpServersFromEnv(env.MCP_SERVERS)
   return {
     token,
     maxSessions: positive(env.ISOAGENT_MAX_SESSIONS, 'ISOAGENT_MAX_SESSIONS', DEFAULT_MAX_SESSIONS),
@@ -174,6 +219,7 @@ export function workerSettings(env: WorkerEnv): WorkerSettings {
     ...(permissions ? { permissions } : {}),
     workspaceKind: env.BUCKET !== undefined ? 'r2' : env.S3_BUCKET ? 's3' : 'memory',
     ...(embeddings ? { embeddings } : {}),
+    ...(mcpServers ? { mcpServers } : {}),
   }
 }
 
@@ -244,10 +290,14 @@ export function modelFromEnv(env: WorkerEnv): LanguageModel | undefined {
   }
 }
 
-/** The agent of the Worker's sessions: with the model of {@link modelFromEnv}, if any. */
+/**
+ * The agent of the Worker's sessions: with the model of {@link modelFromEnv}, if any, and the
+ * MCP servers of `MCP_SERVERS` (each session connects them in its own object).
+ */
 export function agentFromEnv(env: WorkerEnv): Agent {
   const model = modelFromEnv(env)
-  return Agent.create(model ? { model } : {})
+  const mcpServers = mcpServersFromEnv(env.MCP_SERVERS)
+  return Agent.create({ ...(model ? { model } : {}), ...(mcpServers ? { mcpServers } : {}) })
 }
 
 /**

@@ -31,6 +31,7 @@ export {
   modelFromEnv,
   agentFromEnv,
   embeddingsFromEnv,
+  mcpServersFromEnv,
   ConfigError,
 } from './env.ts'
 
@@ -380,7 +381,9 @@ export class IsoagentSession {
     const stored = await this.state.storage.get<StoredSession>(STORED_SESSION)
     if (stored?.snapshot === undefined || stored.snapshot.workspace.kind === 'memory') return
     try {
-      const session = await Agent.create().resumeSession(stored.snapshot, {
+      const mcp = settings.mcpServers
+      const agent = Agent.create(mcp ? { mcpServers: mcp } : {})
+      const session = await agent.resumeSession(stored.snapshot, {
         ...sessionOptions(settings),
         workspace: workspaceFromEnv(this.env),
       })

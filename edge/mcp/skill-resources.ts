@@ -8,7 +8,7 @@ import {
   type Resource,
 } from '@modelcontextprotocol/sdk/types.js'
 import { stringify } from 'yaml'
-import type { Session, SkillEntry } from '../../adapters/index.ts'
+import { SKILL_LIMITS, type Session, type SkillEntry } from '../../adapters/index.ts'
 
 /** The URI scheme of skill resources: `skill://<name>/SKILL.md` and `skill://<name>/<file>`. */
 export const SKILL_URI_SCHEME = 'skill://'
@@ -17,6 +17,23 @@ type WorkspaceRead = Session['workspace']['read']
 type ReadPath = Parameters<WorkspaceRead>[0]
 
 const strict = new TextDecoder('utf-8', { fatal: true })
+/** Largest file served as a skill resource (a SKILL.md is bounded lower, by its own limit). */
+export const MAX_SKILL_RESOURCE_BYTES = 8 * 1024 * 1024
+
+/** At most `max` bytes of `path`; an MCP error naming `uri` when the file is larger. */
+async function readBounded(
+  session: Session,
+  path: string,
+  uri: string,
+  max: number,
+): Promise<Uint8Array> {
+  const bytes = await session.workspace.read(path as ReadPath, { offset: 0, length: max + 1 })
+  if (bytes.length > max)
+    throw new McpError(ErrorCode.InvalidParams, `Resource too large (over ${max} bytes): ${uri}`, {
+      uri,
+    })
+  return bytes
+}
 
 const MIME_BY_EXTENSION: Record<string, string> = {
   md: 'text/markdown',
@@ -75,9 +92,9 @@ function frontMatter(entry: SkillEntry): Record<string, unknown> {
 }
 
 /** A skill's SKILL.md: the workspace file's own text, else front matter + the loaded body. */
-async function skillText(session: Session, entry: SkillEntry): Promise<string> {
+async function skillText(session: Session, entry: SkillEntry, uri: string): Promise<string> {
   if (entry.source.kind === 'workspace') {
-    const bytes = await session.workspace.read(entry.source.path as ReadPath)
+    const bytes = await readBounded(session, entry.source.path, uri, SKILL_LIMITS.maxFileBytes)
     return new TextDecoder().decode(bytes)
   }
   const { body } = await entry.loadBody()
@@ -140,12 +157,12 @@ export async function readSkillResource(
   if (parsed === undefined || entry === undefined) throw notFound(uri)
   if (parsed.relative === 'SKILL.md')
     return {
-      contents: [{ uri, mimeType: 'text/markdown', text: await skillText(session, entry) }],
+      contents: [{ uri, mimeType: 'text/markdown', text: await skillText(session, entry, uri) }],
     }
   // Only a file the skill bundles (listed by its registry entry) is served: no path escapes.
   const file = (await bundled(entry)).find(([relative]) => relative === parsed.relative)
   if (file === undefined) throw notFound(uri)
-  const bytes = await session.workspace.read(file[1] as ReadPath)
+  const bytes = await readBounded(session, file[1], uri, MAX_SKILL_RESOURCE_BYTES)
   const mimeType = mimeOf(parsed.relative)
   const typed = mimeType !== undefined ? { mimeType } : {}
   try {
@@ -163,12 +180,37 @@ function base64(bytes: Uint8Array): string {
 }
 
 /**
+ * Send `notifications/resources/list_changed` whenever the session's skills change, while the
+ * server is open (several changes in one turn of the event loop send one notification).
+ */
+function notifyListChanges(server: Server, session: Session): void {
+  let queued = false
+  const stop = session.onSkillsChange(() => {
+    if (queued) return
+    queued = true
+    queueMicrotask(() => {
+      queued = false
+      if (server.transport === undefined) return
+      server.sendResourceListChanged().catch(() => undefined)
+    })
+  })
+  const previous = server.onclose
+  server.onclose = () => {
+    stop()
+    previous?.()
+  }
+}
+
+/**
  * Serve the session's skills as MCP resources (MCP's skills extension): `resources/list` lists
  * `skill://<name>/SKILL.md` per skill and `skill://<name>/<path>` per bundled file;
- * `resources/read` returns their text (binary files as base64 `blob`). The server must declare
- * the `resources` capability.
+ * `resources/read` returns their text (binary files as base64 `blob`). It declares the
+ * `resources` capability with `listChanged` (before the server connects) and sends
+ * `notifications/resources/list_changed` when a skill is added or removed.
  */
 export function serveSkillResources(server: Server, session: Session): void {
+  server.registerCapabilities({ resources: { listChanged: true } })
+  notifyListChanges(server, session)
   server.setRequestHandler(ListResourcesRequestSchema, async () => ({
     resources: await listSkillResources(session),
   }))

@@ -21,7 +21,7 @@ export interface TurnOptions {
  * over deltas never shows.
  */
 function redactingEmit(kernel: Kernel, emit: (event: AgentEvent) => void) {
-  const secrets = (kernel.options.redactSecrets ?? []).filter((s) => s.length > 0)
+  const secrets = kernel.redactSecrets()
   const redactor = new StreamRedactor((t) => kernel.sanitize(t), secrets)
   let step = 0
   return (event: AgentEvent) => {

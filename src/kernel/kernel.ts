@@ -117,6 +117,19 @@ export class Kernel {
     return [...this.tools.values()].filter((t) => t.hidden !== true)
   }
 
+  /**
+   * Redact `secrets` from every later output, metadata value and event of this session, as
+   * those of `options.redactSecrets` are (credentials of a server added while it runs).
+   */
+  addRedactSecrets(secrets: readonly string[]): void {
+    this.sanitizer.add(secrets)
+  }
+
+  /** The host secrets this session redacts: `options.redactSecrets` and those added since. */
+  redactSecrets(): readonly string[] {
+    return this.sanitizer.list()
+  }
+
   /** `value` (a deep copy) with the session's secrets and credential patterns redacted. */
   sanitize<T>(value: T): T {
     return this.sanitizer.value(value)

@@ -86,17 +86,27 @@ export interface SecretSpan {
 
 /** Redacts host-supplied secrets and built-in credential patterns from strings and JSON values. */
 export class Sanitizer {
-  private readonly secrets: RegExp | undefined
-  private readonly singleLine: readonly string[]
+  private secrets: RegExp | undefined
+  private singleLine: readonly string[] = []
   /** Longest multi-line secret's length − 1, plus room for line-number prefixes (or 0). */
-  private readonly multiLineHold: number
+  private multiLineHold = 0
+  private known: readonly string[] = []
 
   constructor(secrets: readonly string[] = []) {
-    const unique = [...new Set(secrets.filter((s) => typeof s === 'string' && s.length > 0))].sort(
-      (a, b) => b.length - a.length,
-    )
-    this.secrets =
-      unique.length > 0 ? new RegExp(unique.map(secretSource).join('|'), 'g') : undefined
+    this.add(secrets)
+  }
+
+  /**
+   * Redact `secrets` too from now on (e.g. the credentials of an MCP server added to a running
+   * session). Empty strings and secrets already known are ignored.
+   */
+  add(secrets: readonly string[]): void {
+    const unique = [
+      ...new Set([...this.known, ...secrets.filter((s) => typeof s === 'string' && s.length > 0)]),
+    ].sort((a, b) => b.length - a.length)
+    if (unique.length === this.known.length) return
+    this.known = unique
+    this.secrets = new RegExp(unique.map(secretSource).join('|'), 'g')
     this.singleLine = unique.filter((s) => !s.includes('\n'))
     this.multiLineHold = Math.max(
       0,
@@ -104,6 +114,11 @@ export class Sanitizer {
         .filter((s) => s.includes('\n'))
         .map((s) => s.length - 1 + (s.split('\n').length - 1) * LINE_PREFIX_CHARS),
     )
+  }
+
+  /** The host secrets redacted (longest first). */
+  list(): readonly string[] {
+    return this.known
   }
 
   /**

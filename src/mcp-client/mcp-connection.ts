@@ -22,6 +22,7 @@ import {
 
 import { MCP_MAX_LIST_PAGES, MCP_RECONNECT_DELAYS_MS } from './mcp-limits.ts'
 import { timeoutSignal } from '../net/timeout-signal.ts'
+import { trackSends, watchedFetch, type TrackedTransport } from './watched-transport.ts'
 
 /** A listed tool set, and what was left out of it. */
 export interface McpToolList {
@@ -36,9 +37,15 @@ export interface McpConnectionEvents {
   onTools(list: McpToolList): void
   /** The connection state changed (status readers look again). */
   onState(): void
+  /** A credential obtained while connecting (a client-credentials grant's token): redact it. */
+  onSecret?(secret: string): void
 }
 
 const CLIENT_INFO = { name: 'isoagent', version: '1' }
+/** How long closing waits for messages on their way (cancellations) and the session's DELETE. */
+const CLOSE_FLUSH_MS = 1000
+/** Pause before a call's second connect attempt. */
+const CALL_RECONNECT_PAUSE_MS = 150
 
 /**
  * One MCP server of a session: an SDK `Client` over stdio or HTTP (Streamable HTTP first, the
@@ -55,6 +62,7 @@ export class McpConnection {
   private closed = false
   private retryTimer: ReturnType<typeof setTimeout> | undefined
   private attempts = 0
+  private readonly transports = new WeakMap<Client, TrackedTransport>()
   /** The last failure (connect, list, a dropped transport); cleared by a good connect. */
   lastError: string | undefined
   /** Which HTTP transport answered (`streamable-http` or `sse`), or `stdio`. */
@@ -111,18 +119,26 @@ export class McpConnection {
       return this.start(stdioTransport(config), signal)
     }
     const token = await accessToken(config.oauth, this.fetchFn, signal)
+    if (token !== undefined) this.events.onSecret?.(token)
     const url = new URL(config.url)
     const init = { headers: httpHeaders(config, token) }
-    const authProvider = discoveryAuth(config.oauth)
+    const authProvider = discoveryAuth(config.oauth, (secret) => this.events.onSecret?.(secret))
     try {
+      // A response stream that ends unanswered (the server went away) drops the connection, so
+      // open calls fail `transport` now instead of at their deadline.
+      const owner: { client?: Client } = {}
+      const fetch = watchedFetch(this.fetchFn, (why) => {
+        if (owner.client !== undefined) this.dropped(owner.client, why)
+      })
       const client = await this.start(
         new StreamableHTTPClientTransport(url, {
           requestInit: init,
-          fetch: this.fetchFn,
+          fetch,
           ...(authProvider ? { authProvider } : {}),
         }),
         signal,
       )
+      owner.client = client
       this.via = 'streamable-http'
       return client
     } catch (error) {
@@ -153,6 +169,8 @@ export class McpConnection {
     client.onerror = (error) => {
       this.lastError = `${this.name}: ${error.message}`
     }
+    const tracked = trackSends(transport)
+    this.transports.set(client, tracked)
     try {
       await client.connect(transport, { signal, timeout: this.timeoutMs })
     } catch (error) {
@@ -211,7 +229,7 @@ export class McpConnection {
     if (client === undefined) {
       if (this.closed || this.config.transport !== 'http')
         throw new IsoagentError('transport', `MCP server ${this.name} is not connected`)
-      await this.connect().catch((error: unknown) => {
+      await this.connectForCall(signal).catch((error: unknown) => {
         throw new IsoagentError(
           'transport',
           `MCP server ${this.name} is not connected: ${mcpError(error, 'connect', this.timeoutMs).message}`,
@@ -233,6 +251,21 @@ export class McpConnection {
         this.dropped(client, typed.message)
       }
       throw typed
+    }
+  }
+
+  /**
+   * Connect for a call that found no connection. A transport failure is tried once more after a
+   * short pause: right after a server restart the first request may meet a pooled socket the
+   * server has just closed.
+   */
+  private async connectForCall(signal: AbortSignal): Promise<void> {
+    try {
+      await this.connect()
+    } catch (error) {
+      if (!IsoagentError.is(error) || error.code !== 'transport' || signal.aborted) throw error
+      await new Promise((resolve) => setTimeout(resolve, CALL_RECONNECT_PAUSE_MS))
+      if (this.client === undefined) await this.connect()
     }
   }
 
@@ -279,8 +312,27 @@ export class McpConnection {
     this.client = undefined
     if (client !== undefined) {
       client.onclose = undefined
+      await this.farewell(client)
       await client.close().catch(() => undefined)
     }
+  }
+
+  /**
+   * Before closing: let messages on their way go out (the `notifications/cancelled` of calls the
+   * session's close aborted), and end a Streamable HTTP session with its DELETE; bounded.
+   */
+  private async farewell(client: Client): Promise<void> {
+    const tracked = this.transports.get(client)
+    if (tracked === undefined) return
+    await tracked.flushed(CLOSE_FLUSH_MS)
+    const transport = tracked.transport
+    if (!(transport instanceof StreamableHTTPClientTransport)) return
+    let timer: ReturnType<typeof setTimeout> | undefined
+    await Promise.race([
+      transport.terminateSession().catch(() => undefined),
+      new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_FLUSH_MS))),
+    ])
+    clearTimeout(timer)
   }
 }
 

@@ -3,6 +3,7 @@ import type { Kernel } from '../kernel/kernel.ts'
 import { dynamicTools, installDefaultAsk, type DynamicTools } from './kernel-access.ts'
 import { checkServerConfig, checkServerName, type McpServerConfig } from './mcp-config.ts'
 import type { McpConnection, McpToolList } from './mcp-connection.ts'
+import { mcpSecrets, secretsWorthRedacting } from './mcp-secrets.ts'
 import { mcpPrefix, publishNames } from './mcp-tool-names.ts'
 import { mcpToolEntry, type McpToolEntry } from './mcp-tool.ts'
 import type { McpFetch } from './mcp-transports.ts'
@@ -94,12 +95,15 @@ export class McpManager {
       skipped: [],
     }
     this.entries.set(name, entry)
+    // Its credentials are redacted from here on, as those of servers configured at the start.
+    this.kernel.addRedactSecrets(mcpSecrets({ [name]: entry.config }))
     if (config.enabled === false) return { tools: [] }
     // The SDK's client loads with the first server, so sessions without one never load it.
     const { McpConnection } = await import('./mcp-connection.ts')
     const connection = new McpConnection(name, entry.config, options.fetch ?? this.defaultFetch, {
       onTools: (list) => this.publish(entry, list),
       onState: () => undefined,
+      onSecret: (token) => this.kernel.addRedactSecrets(secretsWorthRedacting([token])),
     })
     entry.connection = connection
     await connection.connect()

@@ -82,13 +82,24 @@ export async function accessToken(
  * `tokenUrl`): the transport answers a 401 by reading the server's protected resource metadata
  * and the authorization server's, then asks for a token with `client_secret_basic`.
  */
-export function discoveryAuth(oauth: McpHttpConfig['oauth']): OAuthClientProvider | undefined {
+export function discoveryAuth(
+  oauth: McpHttpConfig['oauth'],
+  onSecret: (secret: string) => void,
+): OAuthClientProvider | undefined {
   if (oauth === undefined || 'accessToken' in oauth || oauth.tokenUrl !== undefined)
     return undefined
-  return new ClientCredentialsProvider({
+  const provider = new ClientCredentialsProvider({
     clientId: oauth.clientId,
     clientSecret: oauth.clientSecret ?? '',
     clientName: 'isoagent',
     ...(oauth.scopes?.length ? { scope: oauth.scopes.join(' ') } : {}),
   })
+  // Tokens the grant returns are redacted like configured credentials.
+  const save = provider.saveTokens.bind(provider)
+  provider.saveTokens = (tokens) => {
+    onSecret(tokens.access_token)
+    if (tokens.refresh_token !== undefined) onSecret(tokens.refresh_token)
+    save(tokens)
+  }
+  return provider
 }

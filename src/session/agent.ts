@@ -22,6 +22,7 @@ import { parseSnapshot, type SessionSnapshot } from './snapshot.ts'
 import { workspaceResolver } from './workspace-resolvers.ts'
 import { checkMcpServers, type McpServerConfig } from '../mcp-client/mcp-config.ts'
 import { McpManager } from '../mcp-client/mcp-manager.ts'
+import { mcpSecrets } from '../mcp-client/mcp-secrets.ts'
 
 /** Options of {@link Agent.create}. */
 export interface AgentOptions {
@@ -220,19 +221,4 @@ export class Agent {
       throw new IsoagentError('invalid_argument', `skills.persona: no persona skill named ${name}`)
     return { registry, persona: { body: (await entry.loadBody()).body } }
   }
-}
-
-/** Credentials in MCP server configs (headers, tokens, client secrets): never shown. */
-function mcpSecrets(servers: Record<string, McpServerConfig>): string[] {
-  const out: string[] = []
-  for (const config of Object.values(servers)) {
-    if (config.transport !== 'http') continue
-    for (const [header, value] of Object.entries(config.headers ?? {}))
-      if (/auth|token|key|secret|cookie|session/i.test(header))
-        out.push(value, value.replace(/^(Bearer|Basic|Token)\s+/i, ''))
-    const oauth = config.oauth
-    if (oauth !== undefined && 'accessToken' in oauth) out.push(oauth.accessToken)
-    else if (oauth?.clientSecret !== undefined) out.push(oauth.clientSecret)
-  }
-  return out.filter((s) => s.length >= 8)
 }

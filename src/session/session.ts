@@ -184,6 +184,14 @@ export class Session {
     return this.agent.skills?.remove(name) ?? false
   }
 
+  /**
+   * Call `listener` after every change of the session's skills (an add or a remove). Returns the
+   * function that unsubscribes; a session without skills never calls it.
+   */
+  onSkillsChange(listener: () => void): () => void {
+    return this.agent.skills?.onChange(listener) ?? (() => undefined)
+  }
+
   /** Whether the session's agent has a model (send, stream and task need one). */
   get hasModel(): boolean {
     return this.agent.hasModel

@@ -1,3 +1,4 @@
+import { IsoagentError } from '../errors.ts'
 import { describeError } from '../kernel/error-kind.ts'
 import { WorkspacePath } from '../workspace/workspace-path.ts'
 import type { DirEntry, WorkspaceServices } from '../workspace/workspace-services.ts'
@@ -88,12 +89,44 @@ async function loadSkillFile(
     source: { kind: 'workspace', path },
     bodyHead: parsed.body.slice(0, BODY_HEAD_CHARS),
     async loadBody() {
-      const bytes = await workspace.read(path)
-      const again = parseSkillText(decoder.decode(bytes), stem, folder)
-      const body = again.ok ? again.body : parsed.body
+      const body = await currentBody(workspace, path, stem, folder, parsed.skill.name)
       return { body, files: dir === undefined ? [] : await bundledFiles(workspace, dir) }
     },
   })
+}
+
+/**
+ * The body of skill `name` as its file reads now (it may have been edited since discovery): read
+ * at most {@link SKILL_LIMITS.maxFileBytes} + 1 bytes. Throws `IsoagentError`: `not_found` (the
+ * file is gone, from the workspace), `too_large` (it grew past the limit), `version_conflict`
+ * (it no longer parses or now names another skill) — never a stale or cut body.
+ */
+async function currentBody(
+  workspace: WorkspaceServices,
+  path: WorkspacePath,
+  stem: string,
+  folder: string | undefined,
+  name: string,
+): Promise<string> {
+  const max = SKILL_LIMITS.maxFileBytes
+  const bytes = await workspace.read(path, { offset: 0, length: max + 1 })
+  if (bytes.length > max)
+    throw new IsoagentError('too_large', `${path} grew past ${max} bytes since it was discovered`)
+  const { parseSkillText } = await import('./parse-skill.ts')
+  const again = parseSkillText(decoder.decode(bytes), stem, folder)
+  if (!again.ok)
+    throw new IsoagentError(
+      'version_conflict',
+      `${path} changed since it was discovered and no longer parses: ${again.message}`,
+      { data: { path } },
+    )
+  if (again.skill.name !== name)
+    throw new IsoagentError(
+      'version_conflict',
+      `${path} changed since it was discovered: it now names skill ${JSON.stringify(again.skill.name)}`,
+      { data: { path } },
+    )
+  return again.body
 }
 
 async function visitDir(walk: Walk, dir: WorkspacePath, depth: number): Promise<void> {

@@ -1,5 +1,6 @@
 import { parse as parseYaml } from 'yaml'
 import { checkSkillName, SKILL_KINDS } from './check-skill.ts'
+import { plainFrontMatter } from './plain-front-matter.ts'
 import { SKILL_LIMITS, type Skill, type SkillKind } from './skill.ts'
 
 // The checks without the YAML parser live in check-skill.ts (loaded with the session); this file
@@ -26,7 +27,11 @@ function frontMatterOf(text: string): { data: unknown; body: string } | string {
   if (block.length > SKILL_LIMITS.maxFrontMatterChars)
     return `front matter is longer than ${SKILL_LIMITS.maxFrontMatterChars} characters`
   try {
-    const data: unknown = parseYaml(block, { maxAliasCount: SKILL_LIMITS.maxAliasCount }) ?? {}
+    // Plain `key: value` lines (most skills) skip the YAML library; it reads anything else.
+    const data: unknown =
+      plainFrontMatter(block) ??
+      parseYaml(block, { maxAliasCount: SKILL_LIMITS.maxAliasCount }) ??
+      {}
     return { data, body: text.slice(m[0].length) }
   } catch (error) {
     return `front matter does not parse: ${(error as Error).message.split('\n')[0]}`

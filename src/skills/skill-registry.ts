@@ -61,9 +61,14 @@ export class SkillRegistry {
     return registry
   }
 
-  /** Called after every add or remove (the session re-registers the two tools). */
-  onChange(listener: () => void): void {
-    this.listeners.add(listener)
+  /**
+   * Called after every add or remove (the session re-registers the two tools; the MCP server
+   * tells its client the resource list changed). Returns the function that unsubscribes.
+   */
+  onChange(listener: () => void): () => void {
+    const own = () => listener()
+    this.listeners.add(own)
+    return () => void this.listeners.delete(own)
   }
 
   /** Every visible skill, sorted by name. */

@@ -34,15 +34,33 @@ async function listen(server: HttpServer): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
 }
 
-/** A Streamable HTTP MCP endpoint at `/mcp`. `requireToken`: 401 without that bearer token. */
+/**
+ * A Streamable HTTP MCP endpoint at `/mcp`. `requireToken`: 401 without that bearer token.
+ * `cors`: answer preflights and let any origin call it (a page on another origin, in Chromium).
+ */
 export async function streamableServer(
   make: () => AnyServer,
-  options: { requireToken?: string } = {},
+  options: { requireToken?: string; cors?: boolean } = {},
 ): Promise<LoopbackMcp> {
   let sessions = new Map<string, StreamableHTTPServerTransport>()
   const servers: AnyServer[] = []
   const auth: string[] = []
   const http = createServer(async (req, res) => {
+    if (options.cors) {
+      res.setHeader('access-control-allow-origin', '*')
+      res.setHeader('access-control-expose-headers', 'mcp-session-id, mcp-protocol-version')
+      if (req.method === 'OPTIONS') {
+        res
+          .writeHead(204, {
+            'access-control-allow-methods': 'GET, POST, DELETE',
+            'access-control-allow-headers':
+              'content-type, accept, mcp-session-id, mcp-protocol-version, last-event-id',
+            'access-control-max-age': '600',
+          })
+          .end()
+        return
+      }
+    }
     auth.push(req.headers.authorization ?? '')
     if (options.requireToken && req.headers.authorization !== `Bearer ${options.requireToken}`) {
       res.writeHead(401).end('unauthorized')

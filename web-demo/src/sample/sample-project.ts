@@ -1,3 +1,5 @@
+// eslint-disable-next-line @typescript-eslint/triple-slash-reference -- the virtual module is typed for every program that compiles this file (tests too), not only web-demo/tsconfig.json
+/// <reference path="./virtual-sample-project.d.ts" />
 import { WorkspacePath, type WorkspaceServices } from '../../../adapters/browser/index.ts'
 
 /** A file of the sample project: its workspace path and its bytes. */
