@@ -5,7 +5,7 @@ import type { AddressCheck, NetContext } from '../../net/http-transport.ts'
 import { safeFetch } from '../../net/safe-fetch.ts'
 import { redactUrl } from '../../net/url-rules.ts'
 import { toolSuccess } from '../../tool-result.ts'
-import type { TempFile } from '../../workspace/temp-files.ts'
+import type { BodyProgress, TempFile } from '../../workspace/temp-files.ts'
 import { WorkspacePath } from '../../workspace/workspace-path.ts'
 import { parseContentRange, strongEtag } from './content-range.ts'
 import { dispositionName, sanitizeFileName, urlName } from './file-name.ts'
@@ -114,7 +114,7 @@ async function get(job: Job, url: URL, headers: Record<string, string>, signal: 
   })
 }
 
-function progress(job: Job): void {
+function reportProgress(job: Job): void {
   const now = Date.now()
   if (now - job.lastProgress < DOWNLOAD_LIMITS.progressMs) return
   job.lastProgress = now
@@ -128,23 +128,20 @@ function progress(job: Job): void {
 const WRITE_BATCH_BYTES = 1024 * 1024
 
 /**
- * Stream `body` into `file` from `position`, in writes of about 1 MiB; `limit` is the most bytes
- * this body may give. `done.bytes` counts the bytes written so far, also when it fails.
+ * Read `body` and write it into `file` from `position`, in writes of about 1 MiB with one
+ * write in flight while the next batch is read; every chunk is admitted first. What was
+ * admitted before the body broke off is still written; `written` reports completed writes.
  */
-async function pump(
-  job: Job,
-  body: ReadableStream<Uint8Array> | null,
+async function readInto(
+  body: ReadableStream<Uint8Array>,
   file: TempFile,
   position: number,
-  limit: number | undefined,
-  done: { bytes: number },
+  progress: BodyProgress,
 ): Promise<void> {
-  if (body === null) return
   const reader = body.getReader()
   let batch: Uint8Array[] = []
   let batched = 0
   let queued = 0
-  // One write in flight while the next batch is read: the socket keeps flowing during the write.
   let writing: Promise<void> = Promise.resolve()
   const flush = async () => {
     if (batched === 0) return
@@ -155,25 +152,14 @@ async function pump(
     await writing
     const at = position + queued
     queued += size
-    writing = file.write(chunks, at).then(() => {
-      done.bytes += size
-    })
+    writing = file.write(chunks, at).then(() => progress.written(size))
     writing.catch(() => undefined)
   }
   try {
     for (;;) {
       const { done: end, value } = await reader.read()
       if (end) break
-      if (limit !== undefined && queued + batched + value.length > limit)
-        throw fatal(`the server sent more bytes than it declared (${limit})`)
-      if (job.received + value.length > job.maxBytes)
-        throw new IsoagentError(
-          'too_large',
-          `the download is larger than max_bytes (${job.maxBytes})`,
-          { data: { max_bytes: job.maxBytes } },
-        )
-      job.received += value.length
-      progress(job)
+      progress.admit(value.length)
       batch.push(value)
       batched += value.length
       if (batched >= WRITE_BATCH_BYTES) await flush()
@@ -184,14 +170,54 @@ async function pump(
     await reader.cancel().catch(() => undefined)
     if (!IsoagentError.is(error)) await flush().catch(() => undefined)
     await writing.catch(() => undefined)
+    throw error
+  } finally {
+    reader.releaseLock()
+  }
+}
+
+/**
+ * Stream `body` into `file` from `position`: through the temp file's own fast path when it
+ * takes the body, else read here. `limit` is the most bytes this body may give; `max_bytes`
+ * holds over the whole job. `done.bytes` counts the bytes written so far, also when it fails.
+ */
+async function pump(
+  job: Job,
+  body: ReadableStream<Uint8Array> | null,
+  file: TempFile,
+  position: number,
+  limit: number | undefined,
+  done: { bytes: number },
+): Promise<void> {
+  if (body === null) return
+  let admitted = 0
+  const progress: BodyProgress = {
+    admit(bytes) {
+      if (limit !== undefined && admitted + bytes > limit)
+        throw fatal(`the server sent more bytes than it declared (${limit})`)
+      if (job.received + bytes > job.maxBytes)
+        throw new IsoagentError(
+          'too_large',
+          `the download is larger than max_bytes (${job.maxBytes})`,
+          { data: { max_bytes: job.maxBytes } },
+        )
+      admitted += bytes
+      job.received += bytes
+      reportProgress(job)
+    },
+    written(bytes) {
+      done.bytes += bytes
+    },
+  }
+  try {
+    await (file.writeBody?.(body, position, progress) ?? readInto(body, file, position, progress))
+  } catch (error) {
     if (IsoagentError.is(error) || job.signal.aborted) throw error
     throw new IsoagentError(
       'transport',
       `the response body broke off: ${String((error as Error).message ?? error)}`,
       { cause: error },
     )
-  } finally {
-    reader.releaseLock()
   }
 }
 
