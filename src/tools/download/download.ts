@@ -18,6 +18,8 @@ export const DOWNLOAD_LIMITS = {
   connections: { default: 4, max: 4 },
   /** Smallest range of a parallel download. */
   minChunkBytes: 2 * MiB,
+  /** Largest range one request of a parallel download asks for. */
+  maxChunkBytes: 32 * MiB,
   /** Retries of one request (statuses 408, 429, 5xx and I/O failures). */
   retries: 3,
   /** Least time between two progress events. */
@@ -302,9 +304,14 @@ async function sequential(
   return written
 }
 
-/** Ranges of a parallel download: `parts` ranges of at least the minimum chunk. */
-function splitRanges(total: number, parts: number): [number, number][] {
-  const size = Math.ceil(total / parts)
+/**
+ * Ranges of a parallel download over `parts` connections: `parts` equal ranges, cut in pieces of
+ * at most {@link DOWNLOAD_LIMITS.maxChunkBytes} when the file is large. Connections take the
+ * pieces in file order, so the part written without a gap from byte 0 grows all along (the
+ * SHA-256, computed in order, keeps up instead of reading most of the file back at the end).
+ */
+export function splitRanges(total: number, parts: number): [number, number][] {
+  const size = Math.min(Math.ceil(total / parts), DOWNLOAD_LIMITS.maxChunkBytes)
   const ranges: [number, number][] = []
   for (let first = 0; first < total; first += size)
     ranges.push([first, Math.min(total, first + size) - 1])
@@ -359,9 +366,17 @@ async function parallel(
       }
     }
   }
+  const queue = splitRanges(total, parts)
+  let next = 0
+  const lane = async () => {
+    while (next < queue.length) {
+      if (signal.aborted) throw new IsoagentError('cancelled', 'the download was stopped')
+      await part(queue[next++]!)
+    }
+  }
   const results = await Promise.allSettled(
-    splitRanges(total, parts).map((range) =>
-      part(range).catch((error: unknown) => {
+    Array.from({ length: Math.min(parts, queue.length) }, () =>
+      lane().catch((error: unknown) => {
         stop.abort(error)
         throw error
       }),
