@@ -3,9 +3,13 @@
 //
 // A child process serves a file of DOWNLOAD_BENCH_MB MiB (default 1024) from disk on 127.0.0.1
 // with Range/If-Range and a strong ETag (like a static file server), so the server never shares
-// an event loop with the side being timed. Each round downloads it with curl and with the
-// `download` tool (default arguments: up to 4 ranges) and once more with `connections: 1`,
-// alternating which goes first; figures are medians over DOWNLOAD_BENCH_ROUNDS (default 3).
+// an event loop with the side being timed. Each round downloads it with curl (`curl -o`, and
+// `curl -o` then an fsync of its file, since `download` fsyncs before it moves the file into
+// place) and with the `download` tool (default: up to 4 connections; and `connections: 1`), each
+// round starting at a different side. Times are medians over DOWNLOAD_BENCH_ROUNDS (default 3);
+// ratios are the median of per-round ratios to `curl -o` (steadier when the load drifts).
+// DOWNLOAD_BENCH_BEFORE=<checkout> (e.g. `git archive <commit> | tar -x`, node_modules linked)
+// adds that checkout's `download` to the same rounds. THROTTLE_MB=0 skips the second part.
 // Peak RSS growth of this process is sampled every 20 ms during our downloads.
 // Then /throttled serves THROTTLE_MB MiB (default 64) at THROTTLE_MBPS MiB/s per connection:
 // sequential (connections 1) against parallel (4).
@@ -182,15 +186,15 @@ async function main() {
       }
     }
     const mbps = (ms: number) => bytes / MiB / (ms / 1000)
-    const curlMs = median(times[0]!)
     console.log(machineLine())
     console.log(`download of ${MB} MiB over loopback, ${ROUNDS} rounds (medians)\n`)
-    console.log('| side | time | throughput | vs curl -o |')
+    console.log('| side | time | throughput | vs curl -o (median of per-round ratios) |')
     console.log('|---|---:|---:|---:|')
     for (const [i, side] of sides.entries()) {
       const ms = median(times[i]!)
+      const ratio = median(times[i]!.map((t, round) => times[0]![round]! / t))
       console.log(
-        `| ${side.name} | ${(ms / 1000).toFixed(2)} s | ${mbps(ms).toFixed(0)} MiB/s | ${(curlMs / ms).toFixed(2)}x |`,
+        `| ${side.name} | ${(ms / 1000).toFixed(2)} s | ${mbps(ms).toFixed(0)} MiB/s | ${ratio.toFixed(2)}x |`,
       )
     }
     console.log(
