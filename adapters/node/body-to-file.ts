@@ -93,6 +93,9 @@ export function pipeToFile(
     stream.once('close', () => {
       if (!ended) fail(new Error('the response body closed before its end'), true)
     })
-    if (stream.isPaused()) stream.resume()
+    // It failed (or was closed) before it was claimed: its error went to an earlier listener.
+    if (stream.destroyed)
+      fail(stream.errored ?? new Error('the response body closed before its end'), true)
+    else if (stream.isPaused()) stream.resume()
   })
 }

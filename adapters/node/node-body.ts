@@ -24,6 +24,12 @@ export function webBody(stream: Readable): ReadableStream<Uint8Array> {
   // Until a reader or a claimer listens, an error (a cancel destroys the stream) goes nowhere.
   stream.on('error', () => undefined)
   const attach = (controller: ReadableStreamDefaultController<Uint8Array>) => {
+    if (stream.destroyed) {
+      // It failed (or was closed) before anyone read: its error went to the placeholder listener.
+      settled = true
+      controller.error(stream.errored ?? new Error('the response body closed before its end'))
+      return
+    }
     stream.on('data', (chunk: Buffer) => {
       if (settled) return
       controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength))

@@ -8,6 +8,7 @@ import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { Agent, type Session } from '../../adapters/index.ts'
 import { localWorkspace, nodeHttpTransport } from '../../adapters/node/index.ts'
+import { pipeToFile } from '../../adapters/node/body-to-file.ts'
 import { claimNodeBody } from '../../adapters/node/node-body.ts'
 import { WrittenPrefix } from '../../adapters/node/written-prefix.ts'
 import { DOWNLOAD_LIMITS, splitRanges } from '../../src/tools/download/download.ts'
@@ -174,5 +175,27 @@ describe('download: pieces of the fast path', () => {
     expect(claimNodeBody(second.body!)).toBeUndefined()
     const web = new Response('not from the Node transport')
     expect(claimNodeBody(web.body!)).toBeUndefined()
+  })
+
+  it('a body that broke off before anyone read it fails both ways, never hangs', async () => {
+    server.route('/gone', (_req, res) => {
+      res.writeHead(200, { 'content-length': '1000' })
+      res.write('x'.repeat(10), () => res.destroy())
+    })
+    const fetchGone = async () => {
+      const response = await nodeHttpTransport.fetch({
+        url: new URL(server.url('/gone')),
+        method: 'GET',
+        headers: new Headers(),
+        net: { allowHosts: ['127.0.0.1'] },
+      })
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      return response
+    }
+    const claimed = claimNodeBody((await fetchGone()).body!)!
+    const written: number[] = []
+    const progress = { admit: () => undefined, written: (n: number) => written.push(n) }
+    await expect(pipeToFile(claimed, 0, progress, async () => undefined)).rejects.toThrow()
+    await expect((await fetchGone()).text()).rejects.toThrow()
   })
 })
