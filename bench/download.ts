@@ -3,9 +3,13 @@
 //
 // A child process serves a file of DOWNLOAD_BENCH_MB MiB (default 1024) from disk on 127.0.0.1
 // with Range/If-Range and a strong ETag (like a static file server), so the server never shares
-// an event loop with the side being timed. Each round downloads it with curl and with the
-// `download` tool (default arguments: up to 4 ranges) and once more with `connections: 1`,
-// alternating which goes first; figures are medians over DOWNLOAD_BENCH_ROUNDS (default 3).
+// an event loop with the side being timed. Each round downloads it with curl (`curl -o`, and
+// `curl -o` then an fsync of its file, since `download` fsyncs before it moves the file into
+// place) and with the `download` tool (default: up to 4 connections; and `connections: 1`), each
+// round starting at a different side. Times are medians over DOWNLOAD_BENCH_ROUNDS (default 3);
+// ratios are the median of per-round ratios to `curl -o` (steadier when the load drifts).
+// DOWNLOAD_BENCH_BEFORE=<checkout> (e.g. `git archive <commit> | tar -x`, node_modules linked)
+// adds that checkout's `download` to the same rounds. THROTTLE_MB=0 skips the second part.
 // Peak RSS growth of this process is sampled every 20 ms during our downloads.
 // Then /throttled serves THROTTLE_MB MiB (default 64) at THROTTLE_MBPS MiB/s per connection:
 // sequential (connections 1) against parallel (4).
@@ -13,10 +17,19 @@
 //   npx tsx bench/download.ts            (DOWNLOAD_BENCH_MB=256 for a quick run)
 import { spawn, spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs'
+import {
+  closeSync,
+  createWriteStream,
+  fsyncSync,
+  mkdtempSync,
+  openSync,
+  rmSync,
+  statSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
+import { pathToFileURL } from 'node:url'
 import { Agent } from '../adapters/index.ts'
 import { localWorkspace } from '../adapters/node/index.ts'
 import { machineLine, median } from './harness.ts'
@@ -26,6 +39,8 @@ const ROUNDS = Number(process.env.DOWNLOAD_BENCH_ROUNDS ?? 3)
 const THROTTLE_MB = Number(process.env.THROTTLE_MB ?? 64)
 const THROTTLE_MBPS = Number(process.env.THROTTLE_MBPS ?? 16)
 const MiB = 1024 * 1024
+/** Another checkout (e.g. `git archive <commit>` with node_modules linked) timed in the same run. */
+const BEFORE = process.env.DOWNLOAD_BENCH_BEFORE
 
 const SERVER = `
 const http = require('node:http'), fs = require('node:fs')
@@ -79,6 +94,24 @@ async function makeFile(path: string, bytes: number): Promise<string> {
   return hash.digest('hex')
 }
 
+/** What a side of the table runs: the `download` tool of one checkout, or curl. */
+type Side = { name: string; run: () => Promise<number> }
+
+/** A session on `work` from this checkout, or from the one at `root` (DOWNLOAD_BENCH_BEFORE). */
+async function sessionFrom(root: string | undefined, work: string) {
+  const load = async <T>(path: string): Promise<T> =>
+    (await import(pathToFileURL(join(root!, path)).href)) as T
+  const core =
+    root === undefined ? { Agent } : await load<{ Agent: typeof Agent }>('adapters/index.ts')
+  const node =
+    root === undefined
+      ? { localWorkspace }
+      : await load<{ localWorkspace: typeof localWorkspace }>('adapters/node/index.ts')
+  return core.Agent.create().session(node.localWorkspace(work), {
+    net: { allowHosts: ['127.0.0.1'] },
+  })
+}
+
 async function main() {
   const dir = mkdtempSync(join(tmpdir(), 'isoagent-bench-download-'))
   const source = join(dir, 'source.bin')
@@ -93,28 +126,33 @@ async function main() {
     child.stdout.once('data', (d: Buffer) => resolve(Number(String(d).trim()))),
   )
   const url = `http://127.0.0.1:${port}/file.bin`
-  const session = await Agent.create().session(localWorkspace(work), {
-    net: { allowHosts: ['127.0.0.1'] },
-  })
+  const session = await sessionFrom(undefined, work)
+  const before = BEFORE === undefined ? undefined : await sessionFrom(BEFORE, work)
   try {
-    const curl = () => {
+    const curl = (fsync: boolean) => async () => {
+      const out = join(dir, 'curl.bin')
       const t = performance.now()
-      const r = spawnSync('curl', ['-sS', '-o', join(dir, 'curl.bin'), url])
+      const r = spawnSync('curl', ['-sS', '-o', out, url])
       if (r.status !== 0) throw new Error(`curl failed: ${r.stderr}`)
+      if (fsync) {
+        const fd = openSync(out, 'r+')
+        fsyncSync(fd)
+        closeSync(fd)
+      }
       const ms = performance.now() - t
-      if (statSync(join(dir, 'curl.bin')).size !== bytes) throw new Error('curl: wrong size')
-      rmSync(join(dir, 'curl.bin'))
+      if (statSync(out).size !== bytes) throw new Error('curl: wrong size')
+      rmSync(out)
       return ms
     }
     let peakGrowth = 0
-    const ours = async (args: Record<string, unknown>) => {
+    const ours = (s: typeof session, args: Record<string, unknown>) => async () => {
       global.gc?.()
       const base = process.memoryUsage.rss()
       const sampler = setInterval(() => {
-        peakGrowth = Math.max(peakGrowth, process.memoryUsage.rss() - base)
+        if (s === session) peakGrowth = Math.max(peakGrowth, process.memoryUsage.rss() - base)
       }, 20)
       const t = performance.now()
-      const r = await session.tool('download', {
+      const r = await s.tool('download', {
         url,
         file_path: 'ours.bin',
         overwrite: true,
@@ -123,47 +161,52 @@ async function main() {
       })
       const ms = performance.now() - t
       clearInterval(sampler)
-      peakGrowth = Math.max(peakGrowth, process.memoryUsage.rss() - base)
+      if (s === session) peakGrowth = Math.max(peakGrowth, process.memoryUsage.rss() - base)
       if (r.exitCode !== 0) throw new Error(`download failed: ${r.output}`)
       if (r.metadata?.sha256 !== digest) throw new Error('download: wrong sha256')
-      return { ms, strategy: String(r.metadata?.strategy) }
+      return ms
     }
-    const curlMs: number[] = []
-    const parMs: number[] = []
-    const seqMs: number[] = []
-    let strategy = ''
+    const sides: Side[] = [
+      { name: 'curl -o', run: curl(false) },
+      { name: 'curl -o, then fsync', run: curl(true) },
+      { name: 'download (default: 4 connections)', run: ours(session, {}) },
+      { name: 'download (connections: 1)', run: ours(session, { connections: 1 }) },
+    ]
+    if (before !== undefined)
+      sides.push(
+        { name: `before: download (default)`, run: ours(before, {}) },
+        { name: `before: download (connections: 1)`, run: ours(before, { connections: 1 }) },
+      )
+    const times = sides.map(() => [] as number[])
     for (let round = 0; round < ROUNDS; round++) {
-      if (round % 2 === 0) curlMs.push(curl())
-      const p = await ours({})
-      parMs.push(p.ms)
-      strategy = p.strategy
-      seqMs.push((await ours({ connections: 1 })).ms)
-      if (round % 2 === 1) curlMs.push(curl())
+      // Each round starts at a different side, so no side always runs on a cold or warm cache.
+      for (let k = 0; k < sides.length; k++) {
+        const i = (k + round) % sides.length
+        times[i]!.push(await sides[i]!.run())
+      }
     }
     const mbps = (ms: number) => bytes / MiB / (ms / 1000)
-    const c = median(curlMs)
-    const p = median(parMs)
-    const s = median(seqMs)
     console.log(machineLine())
     console.log(`download of ${MB} MiB over loopback, ${ROUNDS} rounds (medians)\n`)
-    console.log('| side | time | throughput | vs curl |')
+    console.log('| side | time | throughput | vs curl -o (median of per-round ratios) |')
     console.log('|---|---:|---:|---:|')
-    console.log(`| curl -o | ${(c / 1000).toFixed(2)} s | ${mbps(c).toFixed(0)} MiB/s | 1.00x |`)
-    console.log(
-      `| download (default, ${strategy}) | ${(p / 1000).toFixed(2)} s | ${mbps(p).toFixed(0)} MiB/s | ${(mbps(p) / mbps(c)).toFixed(2)}x |`,
-    )
-    console.log(
-      `| download (connections: 1) | ${(s / 1000).toFixed(2)} s | ${mbps(s).toFixed(0)} MiB/s | ${(mbps(s) / mbps(c)).toFixed(2)}x |`,
-    )
+    for (const [i, side] of sides.entries()) {
+      const ms = median(times[i]!)
+      const ratio = median(times[i]!.map((t, round) => times[0]![round]! / t))
+      console.log(
+        `| ${side.name} | ${(ms / 1000).toFixed(2)} s | ${mbps(ms).toFixed(0)} MiB/s | ${ratio.toFixed(2)}x |`,
+      )
+    }
     console.log(
       `\npeak RSS growth during our downloads: ${(peakGrowth / MiB).toFixed(1)} MiB (goal < 150 MB)`,
     )
   } finally {
     await session.close()
+    await before?.close()
     child.kill()
     rmSync(dir, { recursive: true, force: true })
   }
-  await throttledBench()
+  if (process.env.THROTTLE_MB !== '0') await throttledBench()
 }
 
 /** Sequential against parallel on a THROTTLE_MB MiB file served at THROTTLE_MBPS per connection. */

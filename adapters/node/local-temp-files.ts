@@ -3,12 +3,30 @@ import * as nodePath from 'node:path'
 import { IsoagentError } from '../../src/errors.ts'
 import type { TempFile, TempFiles } from '../../src/workspace/temp-files.ts'
 import { WorkspacePath } from '../../src/workspace/workspace-path.ts'
+import { pipeToFile } from './body-to-file.ts'
 import { fromErrno } from './local-files.ts'
 import { lockedIn, randomSuffix } from './local-write.ts'
+import { claimNodeBody } from './node-body.ts'
 import { pinDir, type PinnedDir } from './pinned-dir.ts'
 import { DOWNLOAD_SUFFIX, tempNameFor } from './side-files.ts'
+import { fileHash } from './temp-file-hash.ts'
 
-const READ_BACK_BYTES = 1024 * 1024
+/** Write `chunks` one after the other from `position`: one `pwritev`, more if it wrote less. */
+async function writeAll(
+  handle: fs.FileHandle,
+  chunks: readonly Uint8Array[],
+  position: number,
+): Promise<void> {
+  let total = 0
+  for (const c of chunks) total += c.length
+  const { bytesWritten } = await handle.writev(chunks as Uint8Array[], position)
+  if (bytesWritten >= total) return
+  const rest = Buffer.concat(chunks).subarray(bytesWritten)
+  for (let done = 0; done < rest.length;) {
+    const r = await handle.write(rest, done, rest.length - done, position + bytesWritten + done)
+    done += r.bytesWritten
+  }
+}
 
 async function syncDir(dir: PinnedDir): Promise<void> {
   const handle = await fs.open(dir.at('.'), 'r').catch(() => undefined)
@@ -20,7 +38,8 @@ async function syncDir(dir: PinnedDir): Promise<void> {
 /**
  * Temp files of a local workspace: `.<name>.<pid>-<random>.isoagent-download` beside the
  * target, in its directory pinned by descriptor (see pinned-dir.ts), written with positioned
- * writes, hashed in order as bytes arrive, promoted under the file's write lock by `link` (never
+ * writes (bodies of the Node transport piped straight in: see body-to-file.ts), hashed in order
+ * as bytes arrive (past the first MiBs on the hash worker: see temp-file-hash.ts), promoted under the file's write lock by `link` (never
  * replacing an existing file) or `rename` (overwrite), then the directory is synced.
  */
 export function localTempFiles(
@@ -46,8 +65,6 @@ export function localTempFiles(
           data: { path: target },
         })
       }
-      // node:crypto loads on first use: the CLI's start-up never pays for it.
-      const { createHash } = await import('node:crypto')
       const temp = dir.at(tempNameFor(name, DOWNLOAD_SUFFIX, await randomSuffix()))
       const at = dir.at(name)
       let handle: fs.FileHandle
@@ -59,11 +76,11 @@ export function localTempFiles(
       }
       let open = true
       let gone = false
-      const hash = createHash('sha256')
-      let hashed = 0
+      const hashing = await fileHash(handle.fd)
       const close = async () => {
         if (!open) return
         open = false
+        await hashing.close()
         await handle.close().catch(() => undefined)
       }
       const exists = () =>
@@ -99,37 +116,16 @@ export function localTempFiles(
       }
       const file: TempFile = {
         async write(chunks, position) {
-          let total = 0
-          for (const c of chunks) total += c.length
-          const { bytesWritten } = await handle.writev(chunks as Uint8Array[], position)
-          if (bytesWritten < total) {
-            const rest = Buffer.concat(chunks).subarray(bytesWritten)
-            let done = 0
-            while (done < rest.length) {
-              const r = await handle.write(
-                rest,
-                done,
-                rest.length - done,
-                position + bytesWritten + done,
-              )
-              done += r.bytesWritten
-            }
-          }
-          if (position === hashed) {
-            for (const c of chunks) hash.update(c)
-            hashed += total
-          }
+          await writeAll(handle, chunks, position)
+          hashing.written(chunks, position)
         },
-        async sha256(length) {
-          const buffer = Buffer.allocUnsafe(READ_BACK_BYTES)
-          while (hashed < length) {
-            const want = Math.min(READ_BACK_BYTES, length - hashed)
-            const { bytesRead } = await handle.read(buffer, 0, want, hashed)
-            if (bytesRead === 0) throw new IsoagentError('io', 'temp file is shorter than written')
-            hash.update(buffer.subarray(0, bytesRead))
-            hashed += bytesRead
-          }
-          return hash.copy().digest('hex')
+        writeBody(body, position, progress) {
+          const stream = claimNodeBody(body)
+          if (stream === undefined) return undefined
+          return pipeToFile(stream, position, progress, (chunks, at) => file.write(chunks, at))
+        },
+        sha256(length) {
+          return hashing.digest(length, handle)
         },
         async sync() {
           await handle.sync()

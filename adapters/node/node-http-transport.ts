@@ -1,5 +1,4 @@
 import type { LookupFunction } from 'node:net'
-import type { Readable } from 'node:stream'
 import type { Agent } from 'undici'
 import {
   checkResolvedAddresses,
@@ -7,6 +6,7 @@ import {
   type HttpTransport,
   type NetResolver,
 } from '../../src/index.ts'
+import { webBody } from './node-body.ts'
 
 /** The system resolver (`getaddrinfo`), every answer in the order it gave them. */
 export const systemResolver: NetResolver = async (hostname) => {
@@ -52,49 +52,6 @@ export function pinnedLookup(resolve: NetResolver, trusted: boolean): LookupFunc
 }
 
 const NULL_BODY = new Set([101, 103, 204, 205, 304])
-
-/**
- * A Web stream over a Node stream, paused while the reader is behind. (Node 20's
- * `Readable.toWeb` throws an uncaught "Controller is already closed" when a reader cancels
- * while data is still arriving.)
- */
-function webBody(stream: Readable): ReadableStream<Uint8Array> {
-  let settled = false
-  return new ReadableStream<Uint8Array>(
-    {
-      start(controller) {
-        stream.on('data', (chunk: Buffer) => {
-          if (settled) return
-          controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength))
-          if ((controller.desiredSize ?? 0) <= 0) stream.pause()
-        })
-        stream.once('end', () => {
-          if (settled) return
-          settled = true
-          controller.close()
-        })
-        stream.once('error', (error) => {
-          if (settled) return
-          settled = true
-          controller.error(error)
-        })
-        stream.once('close', () => {
-          if (settled) return
-          settled = true
-          controller.error(new Error('the response body closed before its end'))
-        })
-      },
-      pull() {
-        stream.resume()
-      },
-      cancel() {
-        settled = true
-        stream.destroy()
-      },
-    },
-    { highWaterMark: 8 },
-  )
-}
 
 interface AgentPair {
   checking: Agent

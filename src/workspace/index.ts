@@ -24,7 +24,7 @@ export type {
   TreeScanOutcome,
   TreeScanRequest,
 } from './file-scanner.ts'
-export type { TempFile, TempFiles } from './temp-files.ts'
+export type { BodyProgress, TempFile, TempFiles } from './temp-files.ts'
 export type { Shell, ShellOutcome, ShellRequest, TreeEntry, TreeSnapshot } from './shell.ts'
 export { WorkspacePath, MAX_PATH_LENGTH, MAX_SEGMENT_BYTES } from './workspace-path.ts'
 export type { ParsePathOptions } from './workspace-path.ts'

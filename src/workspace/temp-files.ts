@@ -1,5 +1,16 @@
 import type { WorkspacePath } from './workspace-path.ts'
 
+/** How {@link TempFile.writeBody} reports to its caller as a body streams in. */
+export interface BodyProgress {
+  /**
+   * Called with each chunk's size before it is written. Throwing stops the body: that chunk and
+   * any after it are never written, and `writeBody` rejects with the thrown error.
+   */
+  admit(bytes: number): void
+  /** Called as writes complete, in order, with the bytes just written from the start position. */
+  written(bytes: number): void
+}
+
 /**
  * A new file being written beside its target, for content too large to hold in memory
  * (`download`). Writes at disjoint positions may run at once. Nothing of it is visible at the
@@ -13,6 +24,19 @@ export interface TempFile {
    * written in order as they arrive and reads back only what came out of order.
    */
   sha256(length: number): Promise<string>
+  /**
+   * Optional fast path: stream `body` into the file from `position` without the Web stream
+   * between socket and disk (the local-disk adapter takes bodies of the Node HTTP transport).
+   * Returns undefined, leaving `body` untouched, when it cannot take this body; the caller then
+   * reads it and calls {@link TempFile.write}. The promise settles once every write has; it
+   * rejects with {@link BodyProgress.admit}'s error, a write's error or the body's own error
+   * (after writing what was admitted), and the body is then cancelled.
+   */
+  writeBody?(
+    body: ReadableStream<Uint8Array>,
+    position: number,
+    progress: BodyProgress,
+  ): Promise<void> | undefined
   /** Flush the content to stable storage (fsync). */
   sync(): Promise<void>
   /**

@@ -5,7 +5,7 @@ import type { AddressCheck, NetContext } from '../../net/http-transport.ts'
 import { safeFetch } from '../../net/safe-fetch.ts'
 import { redactUrl } from '../../net/url-rules.ts'
 import { toolSuccess } from '../../tool-result.ts'
-import type { TempFile } from '../../workspace/temp-files.ts'
+import type { BodyProgress, TempFile } from '../../workspace/temp-files.ts'
 import { WorkspacePath } from '../../workspace/workspace-path.ts'
 import { parseContentRange, strongEtag } from './content-range.ts'
 import { dispositionName, sanitizeFileName, urlName } from './file-name.ts'
@@ -18,6 +18,8 @@ export const DOWNLOAD_LIMITS = {
   connections: { default: 4, max: 4 },
   /** Smallest range of a parallel download. */
   minChunkBytes: 2 * MiB,
+  /** Largest range one request of a parallel download asks for. */
+  maxChunkBytes: 32 * MiB,
   /** Retries of one request (statuses 408, 429, 5xx and I/O failures). */
   retries: 3,
   /** Least time between two progress events. */
@@ -114,7 +116,7 @@ async function get(job: Job, url: URL, headers: Record<string, string>, signal: 
   })
 }
 
-function progress(job: Job): void {
+function reportProgress(job: Job): void {
   const now = Date.now()
   if (now - job.lastProgress < DOWNLOAD_LIMITS.progressMs) return
   job.lastProgress = now
@@ -128,23 +130,20 @@ function progress(job: Job): void {
 const WRITE_BATCH_BYTES = 1024 * 1024
 
 /**
- * Stream `body` into `file` from `position`, in writes of about 1 MiB; `limit` is the most bytes
- * this body may give. `done.bytes` counts the bytes written so far, also when it fails.
+ * Read `body` and write it into `file` from `position`, in writes of about 1 MiB with one
+ * write in flight while the next batch is read; every chunk is admitted first. What was
+ * admitted before the body broke off is still written; `written` reports completed writes.
  */
-async function pump(
-  job: Job,
-  body: ReadableStream<Uint8Array> | null,
+async function readInto(
+  body: ReadableStream<Uint8Array>,
   file: TempFile,
   position: number,
-  limit: number | undefined,
-  done: { bytes: number },
+  progress: BodyProgress,
 ): Promise<void> {
-  if (body === null) return
   const reader = body.getReader()
   let batch: Uint8Array[] = []
   let batched = 0
   let queued = 0
-  // One write in flight while the next batch is read: the socket keeps flowing during the write.
   let writing: Promise<void> = Promise.resolve()
   const flush = async () => {
     if (batched === 0) return
@@ -155,25 +154,14 @@ async function pump(
     await writing
     const at = position + queued
     queued += size
-    writing = file.write(chunks, at).then(() => {
-      done.bytes += size
-    })
+    writing = file.write(chunks, at).then(() => progress.written(size))
     writing.catch(() => undefined)
   }
   try {
     for (;;) {
       const { done: end, value } = await reader.read()
       if (end) break
-      if (limit !== undefined && queued + batched + value.length > limit)
-        throw fatal(`the server sent more bytes than it declared (${limit})`)
-      if (job.received + value.length > job.maxBytes)
-        throw new IsoagentError(
-          'too_large',
-          `the download is larger than max_bytes (${job.maxBytes})`,
-          { data: { max_bytes: job.maxBytes } },
-        )
-      job.received += value.length
-      progress(job)
+      progress.admit(value.length)
       batch.push(value)
       batched += value.length
       if (batched >= WRITE_BATCH_BYTES) await flush()
@@ -184,14 +172,54 @@ async function pump(
     await reader.cancel().catch(() => undefined)
     if (!IsoagentError.is(error)) await flush().catch(() => undefined)
     await writing.catch(() => undefined)
+    throw error
+  } finally {
+    reader.releaseLock()
+  }
+}
+
+/**
+ * Stream `body` into `file` from `position`: through the temp file's own fast path when it
+ * takes the body, else read here. `limit` is the most bytes this body may give; `max_bytes`
+ * holds over the whole job. `done.bytes` counts the bytes written so far, also when it fails.
+ */
+async function pump(
+  job: Job,
+  body: ReadableStream<Uint8Array> | null,
+  file: TempFile,
+  position: number,
+  limit: number | undefined,
+  done: { bytes: number },
+): Promise<void> {
+  if (body === null) return
+  let admitted = 0
+  const progress: BodyProgress = {
+    admit(bytes) {
+      if (limit !== undefined && admitted + bytes > limit)
+        throw fatal(`the server sent more bytes than it declared (${limit})`)
+      if (job.received + bytes > job.maxBytes)
+        throw new IsoagentError(
+          'too_large',
+          `the download is larger than max_bytes (${job.maxBytes})`,
+          { data: { max_bytes: job.maxBytes } },
+        )
+      admitted += bytes
+      job.received += bytes
+      reportProgress(job)
+    },
+    written(bytes) {
+      done.bytes += bytes
+    },
+  }
+  try {
+    await (file.writeBody?.(body, position, progress) ?? readInto(body, file, position, progress))
+  } catch (error) {
     if (IsoagentError.is(error) || job.signal.aborted) throw error
     throw new IsoagentError(
       'transport',
       `the response body broke off: ${String((error as Error).message ?? error)}`,
       { cause: error },
     )
-  } finally {
-    reader.releaseLock()
   }
 }
 
@@ -276,9 +304,14 @@ async function sequential(
   return written
 }
 
-/** Ranges of a parallel download: `parts` ranges of at least the minimum chunk. */
-function splitRanges(total: number, parts: number): [number, number][] {
-  const size = Math.ceil(total / parts)
+/**
+ * Ranges of a parallel download over `parts` connections: `parts` equal ranges, cut in pieces of
+ * at most {@link DOWNLOAD_LIMITS.maxChunkBytes} when the file is large. Connections take the
+ * pieces in file order, so the part written without a gap from byte 0 grows all along (the
+ * SHA-256, computed in order, keeps up instead of reading most of the file back at the end).
+ */
+export function splitRanges(total: number, parts: number): [number, number][] {
+  const size = Math.min(Math.ceil(total / parts), DOWNLOAD_LIMITS.maxChunkBytes)
   const ranges: [number, number][] = []
   for (let first = 0; first < total; first += size)
     ranges.push([first, Math.min(total, first + size) - 1])
@@ -333,9 +366,17 @@ async function parallel(
       }
     }
   }
+  const queue = splitRanges(total, parts)
+  let next = 0
+  const lane = async () => {
+    while (next < queue.length) {
+      if (signal.aborted) throw new IsoagentError('cancelled', 'the download was stopped')
+      await part(queue[next++]!)
+    }
+  }
   const results = await Promise.allSettled(
-    splitRanges(total, parts).map((range) =>
-      part(range).catch((error: unknown) => {
+    Array.from({ length: Math.min(parts, queue.length) }, () =>
+      lane().catch((error: unknown) => {
         stop.abort(error)
         throw error
       }),
