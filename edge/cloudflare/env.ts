@@ -59,6 +59,11 @@ export interface WorkerEnv {
   ISOAGENT_SESSION_IDLE_MS?: string | number
   /** Permission rules of every session: `{ allow?, ask?, deny?, defaultDecision? }` (JSON). */
   ISOAGENT_PERMISSIONS?: string | PermissionRules
+  /**
+   * `dynamic_workflow` in every session: `object` (journals in the session's Durable Object,
+   * SQLite-backed) or `workspace` (`.a3s/workflow/<run_id>.jsonl` in the workspace); unset: off.
+   */
+  ISOAGENT_WORKFLOWS?: string
   /** An R2 bucket binding: the workspace (first choice). */
   BUCKET?: R2BucketLike
   /** Key prefix of the workspace inside `BUCKET`. */
@@ -88,6 +93,8 @@ export interface WorkerSettings {
   permissions?: PermissionRules
   /** `r2`, `s3` or `memory` (memory: one workspace per session, inside its object). */
   workspaceKind: 'r2' | 's3' | 'memory'
+  /** Where `dynamic_workflow` journals runs (`ISOAGENT_WORKFLOWS`); absent: no such tool. */
+  workflows?: 'object' | 'workspace'
 }
 
 /** A binding that makes no sense: the Worker answers 503 `not_configured` with this message. */
@@ -140,6 +147,9 @@ export function workerSettings(env: WorkerEnv): WorkerSettings {
   if (env.SESSIONS === undefined)
     throw new ConfigError('the Durable Object binding SESSIONS (class IsoagentSession) is missing')
   const permissions = permissionsOf(env.ISOAGENT_PERMISSIONS)
+  const workflows = env.ISOAGENT_WORKFLOWS ?? ''
+  if (workflows !== '' && workflows !== 'object' && workflows !== 'workspace')
+    throw new ConfigError('ISOAGENT_WORKFLOWS must be "object" or "workspace" (or unset)')
   return {
     token,
     maxSessions: positive(env.ISOAGENT_MAX_SESSIONS, 'ISOAGENT_MAX_SESSIONS', DEFAULT_MAX_SESSIONS),
@@ -150,6 +160,7 @@ export function workerSettings(env: WorkerEnv): WorkerSettings {
     ),
     ...(permissions ? { permissions } : {}),
     workspaceKind: env.BUCKET !== undefined ? 'r2' : env.S3_BUCKET ? 's3' : 'memory',
+    ...(workflows !== '' ? { workflows } : {}),
   }
 }
 

@@ -82,7 +82,11 @@ export async function runWorker(
     ],
     modulesRoot: bundle.dir,
     compatibilityDate: COMPATIBILITY_DATE,
-    durableObjects: { SESSIONS: 'IsoagentSession', REGISTRY: 'IsoagentRegistry' },
+    // SQLite-backed, as wrangler.toml's `new_sqlite_classes` makes them.
+    durableObjects: {
+      SESSIONS: { className: 'IsoagentSession', useSQLite: true },
+      REGISTRY: { className: 'IsoagentRegistry', useSQLite: true },
+    },
     ...(options.r2 ? { r2Buckets: ['BUCKET'] } : {}),
     bindings,
     host: '127.0.0.1',
