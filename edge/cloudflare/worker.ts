@@ -28,6 +28,7 @@ import { durableObjectWorkflowStore, hasSqlStorage } from './object-workflow-sto
 export { IsoagentRegistry }
 export type { WorkerEnv, WorkerSettings } from './env.ts'
 export { workerSettings, workspaceFromEnv, modelFromEnv, agentFromEnv, ConfigError } from './env.ts'
+export { durableObjectWorkflowStore } from './object-workflow-store.ts'
 
 /** Set by the front Worker on the request that creates a session: the session's id. */
 const NEW_SESSION_HEADER = 'x-isoagent-new-session'
