@@ -119,6 +119,7 @@ export function workflowCases(
       expect(first.body.map((e: { type: string }) => e.type)).toEqual(['run_created'])
 
       await open(id, dir)
+      const events = await api.events(id)
       const driven = await req('POST', run(id, runId, '/drive'), {})
       expect(driven.status).toBe(200)
       expect(driven.body.exitCode, driven.body.output).toBe(0)
@@ -127,6 +128,17 @@ export function workflowCases(
         run_id: runId,
         status: 'completed',
       })
+      // Each step's start and completion reached the session's event stream.
+      let completed = 0
+      const frames = await events.collect(
+        (f) => f.event === 'workflow_step_completed' && ++completed === 3,
+      )
+      await events.close()
+      const steps = frames
+        .filter((f) => f.event.startsWith('workflow_step_'))
+        .map((f) => JSON.parse(f.data) as { type: string; run_id: string; step_id: string })
+      expect(steps.filter((e) => e.type === 'workflow_step_started')).toHaveLength(3)
+      expect(new Set(steps.map((e) => e.run_id))).toEqual(new Set([runId]))
       const done = await req('GET', run(id, runId))
       expect(done.body).toMatchObject({
         status: 'completed',
@@ -211,7 +223,7 @@ export function workflowCases(
     }, 60_000)
 
     if (facts.sharedWorkspace)
-      it('two sessions over one workspace drive one run at once: every step runs once', async () => {
+      it('two sessions over one workspace drive one run at once: no completed step runs again', async () => {
         const a = await api.session()
         const b = await api.session()
         const { runId, dir } = await suspendedRun(a, { steps: 4, spin: 200_000 })
@@ -225,7 +237,19 @@ export function workflowCases(
         const final = await req('POST', run(a, runId, '/drive'))
         expect(final.body.exitCode, final.body.output).toBe(0)
         expect(JSON.parse(final.body.output)).toEqual([2, 4, 6, 8])
-        expect(await ranCounts(a, dir)).toEqual({ s1: 1, s2: 1, s3: 1, s4: 1 })
+        // Each step completed once; every run of a step is a journaled start (a step the other
+        // driver had in flight may be started again, as after a crash; a completed one never).
+        const history = (await req('GET', run(a, runId, '/history'))).body as {
+          type: string
+          step_id?: string
+        }[]
+        const ran = await ranCounts(a, dir)
+        for (const step of ['s1', 's2', 's3', 's4']) {
+          const of = (type: string) =>
+            history.filter((e) => e.type === type && e.step_id === step).length
+          expect(of('step_completed'), step).toBe(1)
+          expect(ran[step], step).toBe(of('step_started'))
+        }
         expect((await req('GET', run(b, runId))).body.status).toBe('completed')
       })
 
