@@ -318,6 +318,23 @@ export function workflowCases(
       })
       expect(big).toMatchObject({ exitCode: 1, errorKind: { type: 'invalid_argument' } })
       expect(big.output).toMatch(/at most 131072/)
+      const bigSource = await api.call(id, 'dynamic_workflow', {
+        source: `// ${'x'.repeat(300 * 1024)}\nexport default async function run() {}`,
+      })
+      expect(bigSource).toMatchObject({ exitCode: 1, errorKind: { type: 'invalid_argument' } })
+      const huge = await api.fetch(`/v1/sessions/${id}/workflows/r1/drive`, {
+        method: 'POST',
+        body: JSON.stringify({ limits: { pad: 'x'.repeat(9 * 1024 * 1024) } }),
+      })
+      expect(huge.status).toBe(413)
+      expect(((await huge.json()) as { error: { code: string } }).error.code).toBe(
+        'payload_too_large',
+      )
+      const badKind = await api.call(id, 'dynamic_workflow', {
+        source: `export default async function run() { return { type: 'schedule_step', step_id: 'a', step_name: 42, input: {} } }`,
+      })
+      expect(badKind).toMatchObject({ exitCode: 1, errorKind: { type: 'invalid_argument' } })
+      expect(badKind.output).toMatch(/invalid command/)
       const unknown = await api.call(id, 'dynamic_workflow', {
         source: `export default async function run() { return { type: 'fork', steps: [] } }`,
       })
