@@ -51,7 +51,10 @@ function starter(kind: 'r2' | 's3' | 'memory') {
         S3_SECRET_ACCESS_KEY: 'S3RVER',
       })
     }
-    const worker = await runWorker(await bundle(), vars, { r2: kind === 'r2' })
+    const worker = await runWorker(await bundle(), vars, {
+      r2: kind === 'r2',
+      ...(config.workflows ? { sqlite: true } : {}),
+    })
     return { baseUrl: worker.url, close: () => worker.close() }
   }
 }

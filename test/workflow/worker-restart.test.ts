@@ -59,6 +59,7 @@ const start = () =>
     },
     {
       r2: true,
+      sqlite: true,
       extra: { durableObjectsPersist: join(dir, 'do'), r2Persist: join(dir, 'r2') },
     },
   )
