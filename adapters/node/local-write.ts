@@ -25,6 +25,17 @@ export async function randomSuffix(): Promise<string> {
   return (await (nodeCrypto ??= import('node:crypto'))).randomBytes(6).toString('hex')
 }
 
+/**
+ * fsync a directory, so a rename in it is on stable storage; best effort, as in
+ * local-temp-files.ts (some file systems refuse to open or sync a directory).
+ */
+async function syncDir(dir: PinnedDir): Promise<void> {
+  const handle = await fs.open(dir.at('.'), 'r').catch(() => undefined)
+  if (handle === undefined) return
+  await handle.sync().catch(() => undefined)
+  await handle.close().catch(() => undefined)
+}
+
 /** The entry `name` of `dir` without following it, or undefined when absent. */
 export async function lstatIn(dir: PinnedDir, name: string): Promise<BigIntStats | undefined> {
   try {
@@ -77,6 +88,7 @@ export function localWrite(realRoot: string, resolve: (path: WorkspacePath) => s
       let tempIno: bigint
       try {
         await handle.writeFile(data)
+        if (options.durable) await handle.sync()
         tempIno = (await handle.stat({ bigint: true })).ino
       } finally {
         await handle.close()
@@ -96,6 +108,7 @@ export function localWrite(realRoot: string, resolve: (path: WorkspacePath) => s
           throw new IsoagentError('cancelled', `write of ${path} cancelled`)
         await fs.rename(temp, dir.at(name))
         placed = true
+        if (options.durable) await syncDir(dir)
         const after = await lstatIn(dir, name)
         if (!dir.recheck()) {
           // The directory left the root meanwhile: take back the file, when it is still ours.

@@ -66,6 +66,11 @@ export interface WorkerEnv {
   ISOAGENT_SESSION_IDLE_MS?: string | number
   /** Permission rules of every session: `{ allow?, ask?, deny?, defaultDecision? }` (JSON). */
   ISOAGENT_PERMISSIONS?: string | PermissionRules
+  /**
+   * `dynamic_workflow` in every session: `object` (journals in the session's Durable Object,
+   * SQLite-backed) or `workspace` (`.a3s/workflow/<run_id>.jsonl` in the workspace); unset: off.
+   */
+  ISOAGENT_WORKFLOWS?: string
   /** An R2 bucket binding: the workspace (first choice). */
   BUCKET?: R2BucketLike
   /** Key prefix of the workspace inside `BUCKET`. */
@@ -122,6 +127,8 @@ export interface WorkerSettings {
   embeddings?: EmbeddingModel
   /** The MCP servers of `MCP_SERVERS` (every session connects them). */
   mcpServers?: Record<string, McpServerConfig>
+  /** Where `dynamic_workflow` journals runs (`ISOAGENT_WORKFLOWS`); absent: no such tool. */
+  workflows?: 'object' | 'workspace'
 }
 
 /** A binding that makes no sense: the Worker answers 503 `not_configured` with this message. */
@@ -208,6 +215,9 @@ export function workerSettings(env: WorkerEnv): WorkerSettings {
   const permissions = permissionsOf(env.ISOAGENT_PERMISSIONS)
   const embeddings = embeddingsFromEnv(env)
   const mcpServers = mcpServersFromEnv(env.MCP_SERVERS)
+  const workflows = env.ISOAGENT_WORKFLOWS ?? ''
+  if (workflows !== '' && workflows !== 'object' && workflows !== 'workspace')
+    throw new ConfigError('ISOAGENT_WORKFLOWS must be "object" or "workspace" (or unset)')
   return {
     token,
     maxSessions: positive(env.ISOAGENT_MAX_SESSIONS, 'ISOAGENT_MAX_SESSIONS', DEFAULT_MAX_SESSIONS),
@@ -220,6 +230,7 @@ export function workerSettings(env: WorkerEnv): WorkerSettings {
     workspaceKind: env.BUCKET !== undefined ? 'r2' : env.S3_BUCKET ? 's3' : 'memory',
     ...(embeddings ? { embeddings } : {}),
     ...(mcpServers ? { mcpServers } : {}),
+    ...(workflows !== '' ? { workflows } : {}),
   }
 }
 

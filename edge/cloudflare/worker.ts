@@ -2,7 +2,7 @@
 // Durable Object (`IsoagentSession`), so every request of a session and its event stream reach
 // one object; so does each MCP session of `/mcp`. `wrangler.toml` names this file as `main`.
 import quickJsWasm from '@jitl/quickjs-wasmfile-release-sync/wasm'
-import { Agent, type SessionOptions, type SessionSnapshot } from '../../adapters/index.ts'
+import { type SessionOptions, type SessionSnapshot } from '../../adapters/index.ts'
 import { errorResponse } from '../http/api-error.ts'
 import {
   createApp,
@@ -18,10 +18,12 @@ import {
   workerSettings,
   workspaceFromEnv,
   type DurableObjectStateLike,
+  type DurableObjectStorageLike,
   type WorkerEnv,
   type WorkerSettings,
 } from './env.ts'
 import { IsoagentRegistry, leaseMs, registryClient } from './registry.ts'
+import { durableObjectWorkflowStore, hasSqlStorage } from './object-workflow-store.ts'
 
 export { IsoagentRegistry }
 export type { WorkerEnv, WorkerSettings } from './env.ts'
@@ -34,6 +36,7 @@ export {
   mcpServersFromEnv,
   ConfigError,
 } from './env.ts'
+export { durableObjectWorkflowStore } from './object-workflow-store.ts'
 
 /** Set by the front Worker on the request that creates a session: the session's id. */
 const NEW_SESSION_HEADER = 'x-isoagent-new-session'
@@ -114,11 +117,33 @@ const notConfigured = (error: unknown) =>
     error instanceof ConfigError ? error.message : 'the Worker is not configured',
   )
 
+/**
+ * `SessionOptions.workflows` of the settings: in a session's object (`storage`) an `object`
+ * setting journals runs in its SQLite storage; the front Worker (no storage) and `workspace`
+ * use the workspace's `.a3s/workflow` files.
+ */
+function workflowOptions(
+  settings: WorkerSettings,
+  storage: DurableObjectStorageLike | undefined,
+): Pick<SessionOptions, 'workflows'> {
+  if (settings.workflows === undefined) return {}
+  if (settings.workflows === 'object' && storage !== undefined) {
+    if (!hasSqlStorage(storage))
+      throw new ConfigError('ISOAGENT_WORKFLOWS=object needs a SQLite-backed session object')
+    return { workflows: { store: durableObjectWorkflowStore(storage) } }
+  }
+  return { workflows: {} }
+}
+
 // workerd compiles no WebAssembly from bytes: `program` gets QuickJS as the bundle's own module.
-const sessionOptions = (settings: WorkerSettings): SessionOptions => ({
+const sessionOptions = (
+  settings: WorkerSettings,
+  storage?: DurableObjectStorageLike,
+): SessionOptions => ({
   quickjs: quickJsWasm,
   ...(settings.permissions ? { permissions: settings.permissions } : {}),
   ...(settings.embeddings ? { retrieval: { embeddings: settings.embeddings } } : {}),
+  ...workflowOptions(settings, storage),
 })
 
 /**
@@ -381,10 +406,8 @@ export class IsoagentSession {
     const stored = await this.state.storage.get<StoredSession>(STORED_SESSION)
     if (stored?.snapshot === undefined || stored.snapshot.workspace.kind === 'memory') return
     try {
-      const mcp = settings.mcpServers
-      const agent = Agent.create(mcp ? { mcpServers: mcp } : {})
-      const session = await agent.resumeSession(stored.snapshot, {
-        ...sessionOptions(settings),
+      const session = await agentFromEnv(this.env).resumeSession(stored.snapshot, {
+        ...sessionOptions(settings, this.state.storage),
         workspace: workspaceFromEnv(this.env),
       })
       this.assignedId = stored.id
@@ -442,7 +465,7 @@ export class IsoagentSession {
     return createApp({
       workspace: () => workspaceFromEnv(this.env),
       token: settings.token,
-      session: sessionOptions(settings),
+      session: sessionOptions(settings, this.state.storage),
       agent: agentFromEnv(this.env),
       trustHost: true,
       store: this.store,

@@ -24,6 +24,7 @@ import { apiRoutes } from './routes.ts'
 import { mcpClientRoutes } from './mcp-client-routes.ts'
 import { retrievalRoutes } from './retrieval-routes.ts'
 import { skillRoutes } from './skill-routes.ts'
+import { workflowRoutes } from './workflow-routes.ts'
 import { memorySessionStore, type SessionStore } from './session-store.ts'
 import { SessionPool } from '../session-pool.ts'
 import { VERSION } from '../version.ts'
@@ -206,6 +207,7 @@ export function createApp(options: AppOptions): IsoagentApp {
     ...mcpClientRoutes(ctx, options.session?.net),
     ...retrievalRoutes(ctx),
     ...skillRoutes(ctx),
+    ...workflowRoutes(ctx),
     ...(mcp ? mcpRoutes(mcp) : []),
     ...(options.routes?.(ctx) ?? []),
   )

@@ -187,6 +187,55 @@ export const COMPONENT_SCHEMAS: Record<string, JsonSchema> = {
       },
     },
   },
+  Workflow: {
+    type: 'object',
+    required: ['run_id', 'status', 'running', 'last_sequence', 'steps'],
+    properties: {
+      run_id: { type: 'string' },
+      status: {
+        type: 'string',
+        enum: ['running', 'completed', 'failed', 'cancelled', 'timed_out'],
+      },
+      running: { type: 'boolean', description: 'whether this session is driving the run now' },
+      last_sequence: { type: 'integer' },
+      source_hash: { type: 'string' },
+      steps: {
+        type: 'object',
+        required: ['total', 'pending', 'completed', 'failed'],
+        properties: {
+          total: { type: 'integer' },
+          pending: { type: 'integer' },
+          completed: { type: 'integer' },
+          failed: { type: 'integer' },
+        },
+      },
+    },
+  },
+  WorkflowEvent: {
+    type: 'object',
+    required: ['type', 'sequence', 'at'],
+    additionalProperties: true,
+    properties: {
+      type: {
+        type: 'string',
+        enum: [
+          'run_created',
+          'step_scheduled',
+          'step_started',
+          'step_completed',
+          'step_failed',
+          'run_completed',
+          'run_failed',
+          'run_cancelled',
+          'run_timed_out',
+        ],
+      },
+      sequence: { type: 'integer', minimum: 1 },
+      at: { type: 'string' },
+      step_id: { type: 'string' },
+      attempt: { type: 'integer' },
+    },
+  },
   SessionSnapshot: {
     type: 'object',
     required: ['schema', 'workspace', 'tool_result_transform_policy', 'tools'],

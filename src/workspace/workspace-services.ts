@@ -70,6 +70,13 @@ export interface WriteOptions {
   precondition?: WritePrecondition
   /** Create missing parent directories (default true). */
   createParents?: boolean
+  /**
+   * Flush the bytes and the write itself to stable storage before resolving, where the backend
+   * can (the local disk: fsync of the file, then of its directory after the rename). Backends
+   * whose acknowledged writes are already durable (S3, R2) or that cannot flush (memory,
+   * IndexedDB) ignore it.
+   */
+  durable?: boolean
   signal?: AbortSignal
 }
 

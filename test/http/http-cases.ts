@@ -17,6 +17,8 @@ export interface CaseServerConfig {
   sessionIdleMs?: number
   /** The model of the sessions' agent loop (a loopback fake of the provider); none: no model. */
   model?: { protocol: 'openai' | 'anthropic'; baseURL: string }
+  /** Sessions offer `dynamic_workflow` (the Worker journals runs in the session's object). */
+  workflows?: boolean
 }
 
 /** A server the suite started. */

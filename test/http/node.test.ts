@@ -13,6 +13,7 @@ import { createApp } from '../../edge/index.ts'
 import { serve } from '../../edge/node.ts'
 import { fuzzCases } from './fuzz-cases.ts'
 import { httpCases, type CaseServer, type CaseServerConfig } from './http-cases.ts'
+import { workflowCases } from './workflow-cases.ts'
 
 /** A server on a free loopback port over a fresh workspace made by `open`. */
 function starter(open: () => { workspace: () => WorkspaceServices; cleanup?: () => void }) {
@@ -21,7 +22,10 @@ function starter(open: () => { workspace: () => WorkspaceServices; cleanup?: () 
     const app = createApp({
       workspace,
       token: config.token,
-      session: { permissions: config.permissions },
+      session: {
+        permissions: config.permissions,
+        ...(config.workflows ? { workflows: {} } : {}),
+      },
       ...(config.maxSessions !== undefined ? { maxSessions: config.maxSessions } : {}),
       ...(config.sessionIdleMs !== undefined ? { sessionIdleMs: config.sessionIdleMs } : {}),
       ...(config.model
@@ -94,3 +98,8 @@ httpCases('Node server, local disk', local, {
   ],
 })
 fuzzCases('Node server, local disk', local)
+workflowCases('Node server, local disk', local, { sharedWorkspace: true, servesDuringDrive: true })
+workflowCases('Node server, memory workspace', memory, {
+  sharedWorkspace: true,
+  servesDuringDrive: true,
+})

@@ -59,13 +59,13 @@ export interface RunningWorker {
 }
 
 /**
- * Run the bundle in Miniflare with the Durable Object bindings of wrangler.toml, an R2 bucket
- * `BUCKET` when `r2` is set, and `bindings` as vars.
+ * Run the bundle in Miniflare with the Durable Object bindings of wrangler.toml (SQLite-backed
+ * with `sqlite`), an R2 bucket `BUCKET` when `r2` is set, and `bindings` as vars.
  */
 export async function runWorker(
   bundle: WorkerBundle,
   bindings: Record<string, string>,
-  options: { r2?: boolean; extra?: Partial<MiniflareOptions> } = {},
+  options: { r2?: boolean; sqlite?: boolean; extra?: Partial<MiniflareOptions> } = {},
 ): Promise<RunningWorker> {
   const mf = new Miniflare({
     // Listed, not found by Miniflare's own walk of the imports (which parses the 2 MB bundle and
@@ -82,7 +82,15 @@ export async function runWorker(
     ],
     modulesRoot: bundle.dir,
     compatibilityDate: COMPATIBILITY_DATE,
-    durableObjects: { SESSIONS: 'IsoagentSession', REGISTRY: 'IsoagentRegistry' },
+    // `sqlite`: SQLite-backed, as wrangler.toml's `new_sqlite_classes` makes them (the workflow
+    // store needs it). Not the default: with it, 50 sessions opened at once in Miniflare had
+    // connections cut ("other side closed"), which the key-value objects do not.
+    durableObjects: options.sqlite
+      ? {
+          SESSIONS: { className: 'IsoagentSession', useSQLite: true },
+          REGISTRY: { className: 'IsoagentRegistry', useSQLite: true },
+        }
+      : { SESSIONS: 'IsoagentSession', REGISTRY: 'IsoagentRegistry' },
     ...(options.r2 ? { r2Buckets: ['BUCKET'] } : {}),
     bindings,
     host: '127.0.0.1',

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startS3rver, type S3rverHandle } from '../s3/server.ts'
 import { fuzzCases } from './fuzz-cases.ts'
 import { httpCases, type CaseServer, type CaseServerConfig } from './http-cases.ts'
+import { workflowCases } from './workflow-cases.ts'
 import { buildWorker, runWorker, type WorkerBundle } from './worker-bundle.ts'
 
 let bundling: Promise<WorkerBundle> | undefined
@@ -25,6 +26,7 @@ const configVars = (config: CaseServerConfig): Record<string, string> => ({
   ...(config.sessionIdleMs !== undefined
     ? { ISOAGENT_SESSION_IDLE_MS: String(config.sessionIdleMs) }
     : {}),
+  ...(config.workflows ? { ISOAGENT_WORKFLOWS: 'object' } : {}),
   ...(config.model
     ? {
         MODEL_PROVIDER: config.model.protocol,
@@ -49,7 +51,10 @@ function starter(kind: 'r2' | 's3' | 'memory') {
         S3_SECRET_ACCESS_KEY: 'S3RVER',
       })
     }
-    const worker = await runWorker(await bundle(), vars, { r2: kind === 'r2' })
+    const worker = await runWorker(await bundle(), vars, {
+      r2: kind === 'r2',
+      ...(config.workflows ? { sqlite: true } : {}),
+    })
     return { baseUrl: worker.url, close: () => worker.close() }
   }
 }
@@ -68,6 +73,10 @@ const STORE_TOOLS = [
 ]
 
 httpCases('Worker in workerd, R2 binding', starter('r2'), { tools: STORE_TOOLS })
+workflowCases('Worker in workerd, R2 binding, runs in the session object', starter('r2'), {
+  sharedWorkspace: false,
+  servesDuringDrive: false,
+})
 httpCases('Worker in workerd, S3 settings (s3rver)', starter('s3'), {
   tools: STORE_TOOLS,
   modelProtocol: 'anthropic',

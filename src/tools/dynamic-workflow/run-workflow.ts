@@ -43,24 +43,30 @@ export interface DriveOutcome {
 /** Most replays of the script in one drive. */
 export const MAX_REPLAYS = 10_000
 
-/** A counting semaphore. */
+/**
+ * A counting semaphore whose waits all end when `signal` aborts (one listener for every waiter:
+ * a command may leave a thousand steps waiting for a permit).
+ */
 class Permits {
   private free: number
   private readonly waiting: (() => void)[] = []
-  constructor(count: number) {
+  constructor(
+    count: number,
+    private readonly signal: AbortSignal,
+  ) {
     this.free = count
+    signal.addEventListener('abort', () => this.waiting.splice(0).forEach((go) => go()), {
+      once: true,
+    })
   }
-  async take(signal: AbortSignal): Promise<boolean> {
+  async take(): Promise<boolean> {
+    if (this.signal.aborted) return false
     if (this.free > 0) {
       this.free--
       return true
     }
-    await new Promise<void>((resolve) => {
-      this.waiting.push(resolve)
-      signal.addEventListener('abort', () => resolve(), { once: true })
-    })
-    if (signal.aborted) return false
-    return true
+    await new Promise<void>((resolve) => this.waiting.push(resolve))
+    return !this.signal.aborted
   }
   give(): void {
     const next = this.waiting.shift()
@@ -92,8 +98,12 @@ class Journal {
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   if (ms <= 0) return Promise.resolve()
   return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms)
-    signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true })
+    const onAbort = () => (clearTimeout(timer), resolve())
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort)
+      resolve()
+    }, ms)
+    signal.addEventListener('abort', onAbort, { once: true })
   })
 }
 
@@ -138,7 +148,7 @@ async function runStep(d: DriveContext, step: StepState): Promise<void> {
     if (attempt > 1) await sleep(step.retry.delay_ms, d.signal)
     const generation = step.step_name === 'generate_object'
     // A generation's clock starts only once it holds its permit.
-    if (generation && !(await d.generationPermits.take(d.signal))) return
+    if (generation && !(await d.generationPermits.take())) return
     if (d.signal.aborted) return
     let outcome: ScriptOutcome
     try {
@@ -164,7 +174,7 @@ async function runStep(d: DriveContext, step: StepState): Promise<void> {
 }
 
 async function admitAndRun(d: DriveContext, step: StepState): Promise<void> {
-  if (!(await d.stepPermits.take(d.signal))) return
+  if (!(await d.stepPermits.take())) return
   d.active++
   d.peak = Math.max(d.peak, d.active)
   try {
@@ -282,8 +292,8 @@ export async function driveRun(runtime: WorkflowRuntime, runId: string): Promise
     runId,
     journal: new Journal(runtime, runId, history0.at(-1)?.sequence ?? 0),
     signal,
-    stepPermits: new Permits(runtime.maxConcurrentSteps),
-    generationPermits: new Permits(runtime.maxConcurrentGenerations),
+    stepPermits: new Permits(runtime.maxConcurrentSteps, signal),
+    generationPermits: new Permits(runtime.maxConcurrentGenerations, signal),
     active: 0,
     peak: 0,
     failRun: undefined,

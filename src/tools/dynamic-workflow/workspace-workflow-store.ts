@@ -62,9 +62,12 @@ async function refuseSymlinks(workspace: WorkspaceServices, path: WorkspacePath)
  * A {@link WorkflowStore} of JSON-lines files `.a3s/workflow/<run_id>.jsonl` in a workspace, one
  * event a line. Each append reads the journal and writes it back whole under a precondition
  * (`ifVersion` of what it read, `ifAbsent` for a new run), so any workspace with conditional
- * writes holds it (local disk, S3, R2, memory); a write is atomic where the workspace's writes
- * are (the local disk renames a complete temp file). A torn last line is ignored (and dropped by
- * the next append); a symlink on the store path is refused where the workspace lists symlinks.
+ * writes holds it (local disk, S3, R2, memory). Every write is `durable`: on the local disk the
+ * complete journal goes to a temp file that is fsync'd, renamed over the old one, and the folder
+ * fsync'd before the append resolves, so a crash leaves the old journal or the new one, and a
+ * step counts as completed only once its event is on stable storage. A torn last line is ignored
+ * (and dropped by the next append); a symlink on the store path is refused where the workspace
+ * lists symlinks.
  */
 export function workspaceWorkflowStore(workspace: WorkspaceServices): WorkflowStore {
   const encoder = new TextEncoder()
@@ -97,6 +100,7 @@ export function workspaceWorkflowStore(workspace: WorkspaceServices): WorkflowSt
       const stored = sequenceEvents(runId, loaded.events, afterSequence, events)
       const text = loaded.text + stored.map((e) => JSON.stringify(e) + '\n').join('')
       await workspace.write(path, encoder.encode(text), {
+        durable: true,
         precondition:
           loaded.version === undefined ? { ifAbsent: true } : { ifVersion: loaded.version },
       })
