@@ -18,7 +18,7 @@ Usage:
                  [--allow|--ask|--deny RULE]...
                  [--model-provider openai|anthropic [--model-base-url U] [--model M]]
                  [--mcp-config FILE]
-                 [--embeddings-url U --embeddings-model M]
+                 [--embeddings-url U --embeddings-model M] [--workflows]
 
 Options:
   -w, --workspace W   a directory (default: current directory), s3://bucket/prefix (AWS
@@ -41,6 +41,9 @@ ${MODEL_USAGE}
                       { name: { command, args, env } | { type: "http", url, headers } } });
                       default ./.mcp.json when present. Their tools: mcp__<name>__<tool>
 ${EMBEDDINGS_USAGE}
+      --workflows     offer dynamic_workflow in every session, runs journalled in the
+                      workspace (.a3s/workflow/<run_id>.jsonl, fsync'd) and driven again
+                      after a restart (POST /v1/sessions/:id/workflows/:runId/drive)
   -h, --help          this text
 
 GET / serves the web demo (no token needed for its files; it asks the API with the token
@@ -114,6 +117,7 @@ export async function serveCommand(
         ...MODEL_OPTIONS,
         'mcp-config': { type: 'string' },
         ...EMBEDDINGS_OPTIONS,
+        workflows: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
     }))
@@ -158,6 +162,7 @@ export async function serveCommand(
     ...(Object.keys(permissions).length > 0 ? { permissions } : {}),
     ...(mcpServers ? { mcpServers } : {}),
     ...(embedder.kind === 'embeddings' ? { retrieval: { embeddings: embedder.embeddings } } : {}),
+    ...(values.workflows ? { workflows: {} } : {}),
   }
 
   const choice = modelFromFlags(values, process.env)

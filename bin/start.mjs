@@ -38,6 +38,8 @@ const { main } = await import(compiled.href)
 // under secrets/ are refused: the governance panel shows a denied call.
 const rules = ['--ask', 'bash(rm *)', '--ask', 'bash(git push*)']
 for (const tool of ['write', 'edit', 'patch']) rules.push('--deny', `${tool}(secrets/**)`)
+// dynamic_workflow is offered, so the demo's workflows panel runs on the server too.
+rules.push('--workflows')
 process.exitCode = await main([
   'serve',
   '--workspace',

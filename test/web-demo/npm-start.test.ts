@@ -1,6 +1,6 @@
 // `npm start` as a new user runs it (after the build): bin/start.mjs serves a git copy of
 // examples/sample-project with the demo, asks before `rm` and refuses writes under secrets/, and
-// removes its copy when stopped.
+// removes its copy when stopped; its sessions offer dynamic_workflow.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -53,8 +53,16 @@ const api = async (path: string, body?: unknown) => {
 
 describe('npm start', () => {
   let id: string
+  let tools: string[]
   beforeAll(async () => {
-    id = (await api('/v1/sessions', {})).json.id as string
+    const created = (await api('/v1/sessions', {})).json
+    id = created.id as string
+    tools = created.tools as string[]
+  })
+
+  it('offers dynamic_workflow (the demo workflows panel runs on the server)', () => {
+    expect(tools).toContain('dynamic_workflow')
+    expect(tools).toContain('bash')
   })
 
   it('serves the demo page and the sample project as a clean git repository', async () => {

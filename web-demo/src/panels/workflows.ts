@@ -112,7 +112,7 @@ export function workflowsPanel(): Panel {
           note(
             'missing',
             'This session does not offer dynamic_workflow: the host enables it with the session ' +
-              'option workflows: {} (the tab does; isoagent serve does not yet).',
+              'option workflows: {} (the tab does; isoagent serve with --workflows, as npm start).',
           ),
         )
         return el
