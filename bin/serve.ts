@@ -216,6 +216,7 @@ export async function serveCommand(
     )
     return 1
   }
+  if (tools.includes('program')) prewarmPrograms()
   const url = handle.url
   const auth = quote(`Authorization: Bearer ${token}`)
   const id = `sed -E 's/.*"id":"([^"]+)".*/\\1/'`
@@ -241,4 +242,15 @@ export async function serveCommand(
   out.write('Ctrl-C stops the server.\n')
   await new Promise<void>((r) => handle.server.once('close', () => r()))
   return 0
+}
+
+/**
+ * Start the program runner's warm worker threads (QuickJS compiled, posted to them) while the
+ * server waits for its first request, so no caller's first `program` pays a thread's spawn.
+ * Loaded here, not at start-up of every CLI command; a failure leaves the first call to try again.
+ */
+function prewarmPrograms(): void {
+  void import('../adapters/node/node-program-runner.ts')
+    .then(({ nodeProgramRunner }) => nodeProgramRunner.prewarm())
+    .catch(() => undefined)
 }
