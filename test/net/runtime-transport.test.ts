@@ -38,6 +38,21 @@ dns.promises.lookup = async function (hostname, options) {
  * web_search asks a SearXNG engine at it), prints the result as JSON.
  */
 function script(entry: string, tool: string, url: string): string {
+  if (tool === 'download')
+    // download needs a local disk: the workspace from isoagent/node, the Agent from `entry`.
+    return `
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Agent } from ${JSON.stringify(entry)}
+import { localWorkspace } from 'isoagent/node'
+const root = mkdtempSync(join(tmpdir(), 'isoagent-dl-'))
+const session = await Agent.create().session(localWorkspace(root))
+const result = await session.tool('download', ${JSON.stringify({ url, file_path: 'got.bin' })})
+const { existsSync } = await import('node:fs')
+result.output += existsSync(join(root, 'got.bin')) ? ' [file written]' : ''
+process.stdout.write(JSON.stringify(result))
+`
   const args = tool === 'web_search' ? { query: 'anything' } : { url }
   const options =
     tool === 'web_search'
@@ -125,9 +140,15 @@ describe('Node entries resolve names and check every answer', () => {
     ['isoagent/s3', 'web_fetch'],
     ['isoagent/edge', 'web_fetch'],
     ['isoagent/browser', 'web_fetch'],
+    ['isoagent', 'download'],
+    ['isoagent/s3', 'download'],
   ]
   for (const [entry, tool] of cases) {
-    it(`${tool} after importing only ${entry}: a name answering 127.0.0.1 is refused`, async () => {
+    const how =
+      tool === 'download'
+        ? `with the Agent from ${entry} (the disk from isoagent/node)`
+        : `after importing only ${entry}`
+    it(`${tool} ${how}: a name answering 127.0.0.1 is refused`, async () => {
       const path = tool === 'web_search' ? '/search' : '/secret'
       const before = site.hits(path)
       const url = `http://${REBOUND_NAME}:${site.port}${tool === 'web_search' ? '' : path}`
@@ -135,7 +156,8 @@ describe('Node entries resolve names and check every answer', () => {
       expect(result.exitCode).toBe(1)
       expect(result.output).not.toContain('internal only')
       expect(result.output).toContain('resolves to loopback')
-      if (tool === 'web_fetch') expect(result.errorKind?.type).toBe('permission_denied')
+      if (tool !== 'web_search') expect(result.errorKind?.type).toBe('permission_denied')
+      expect(result.output).not.toContain('[file written]')
       expect(site.hits(path)).toBe(before)
     })
   }
