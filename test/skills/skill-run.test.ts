@@ -126,7 +126,9 @@ describe('a Skill run with a model', () => {
 
   it('cancelling the parent call cancels the child run; skill_finished reports the failure', async () => {
     const id = 'run-cancel'
-    fake.program(id, [{ text: 'too late', delayMs: 3000 }, { text: 'never asked' }])
+    // Uncancelled, the child would get this read after 3 s and ask the model again.
+    const read = { name: 'read', arguments: JSON.stringify({ file_path: 'CHANGELOG.md' }) }
+    fake.program(id, [{ toolCalls: [read], delayMs: 3000 }, { text: 'never asked' }])
     const session = await Agent.create({ model: modelFor(id) }).session(memoryWorkspace(FILES))
     const { events, done } = collect(session)
     const controller = new AbortController()
@@ -143,7 +145,7 @@ describe('a Skill run with a model', () => {
     expect(result.exitCode).toBe(1)
     expect(result.errorKind?.type).toBe('cancelled')
     expect(elapsed).toBeLessThan(2500)
-    await new Promise((r) => setTimeout(r, 200))
+    await new Promise((r) => setTimeout(r, 3500))
     expect(sentTo(id)).toHaveLength(1)
     await session.close()
     await done
