@@ -1,6 +1,7 @@
 // The `isoagent/node` entry: workspaces and services that need Node.js.
 export { localWorkspace } from './local-workspace.ts'
 export type { LocalWorkspaceOptions } from './local-workspace.ts'
+export { hostSkillDirs } from './host-skill-dirs.ts'
 export { baseShellEnv, KILL_GRACE_MS, nodeShell } from './node-shell.ts'
 export type { NodeShellOptions } from './node-shell.ts'
 export { gitCliAvailable, gitCliBackend } from './git-cli-backend.ts'
