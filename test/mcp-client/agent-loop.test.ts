@@ -155,6 +155,34 @@ for (const protocol of ['openai', 'anthropic'] as const) {
       }
     })
 
+    it('a large MCP result reaches the model projected, the original kept as an artifact', async () => {
+      const text = Array.from({ length: 6000 }, (_, i) => `line ${i} ${'z'.repeat(30)}`).join('\n')
+      fake.reset([{ toolCalls: [call('mcp__srv__echo', { text })] }, { text: 'seen' }])
+      const session = await Agent.create({
+        model: model(protocol),
+        mcpServers: mcpServers(),
+      }).session(memoryWorkspace({}), { permissions: { allow: ['mcp__srv__echo'] } })
+      try {
+        const events: AgentEvent[] = []
+        for await (const e of session.stream('echo a lot')) events.push(e)
+        expect(events.at(-1)).toMatchObject({ type: 'finish', text: 'seen' })
+        const [sent] = toolTexts(fake.requests[1]!.body)
+        expect(sent!.startsWith('echo: line 0 ')).toBe(true)
+        expect(new TextEncoder().encode(sent!).length).toBeLessThanOrEqual(100 * 1024)
+        expect(sent).not.toContain('line 5999 ')
+        const result = events.find((e) => e.type === 'tool_result')
+        const evidence =
+          result?.type === 'tool_result'
+            ? (result.metadata?.a3s_tool_result_evidence as { content_ref: string } | undefined)
+            : undefined
+        expect(evidence?.content_ref).toMatch(/^a3s:\/\/tool-output\/mcp__srv__echo\//)
+        const stored = await session.getArtifact(evidence!.content_ref)
+        expect(stored && new TextDecoder().decode(stored)).toBe(`echo: ${text}`)
+      } finally {
+        await session.close()
+      }
+    })
+
     it('a preToolUse hook matching mcp__srv__* blocks the model call before the server', async () => {
       fake.reset([
         { toolCalls: [call('mcp__srv__count', { key: 'blocked' })] },
