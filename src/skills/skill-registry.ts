@@ -4,6 +4,7 @@ import { discoverSkills } from './discover-skills.ts'
 import { checkInlineSkill } from './check-skill.ts'
 import {
   DEFAULT_SKILL_DIRS,
+  SKILL_LIMITS,
   type Skill,
   type SkillDiagnostic,
   type SkillEntry,
@@ -51,7 +52,13 @@ export class SkillRegistry {
         registry.diagnostics.push({ path: '(host folders)', message: (error as Error).message })
       }
     }
-    for (const skill of options.inline ?? []) {
+    const inline = options.inline ?? []
+    if (inline.length > SKILL_LIMITS.maxSkills)
+      throw new IsoagentError(
+        'invalid_argument',
+        `skills.inline: ${inline.length} skills, more than ${SKILL_LIMITS.maxSkills}`,
+      )
+    for (const skill of inline) {
       const problem = checkInlineSkill(skill)
       if (problem !== undefined)
         throw new IsoagentError('invalid_argument', `skills.inline: ${problem}`)
@@ -97,6 +104,11 @@ export class SkillRegistry {
   add(skill: Skill): void {
     const problem = checkInlineSkill(skill)
     if (problem !== undefined) throw new IsoagentError('invalid_argument', `addSkill: ${problem}`)
+    if (!this.live.has(skill.name) && this.live.size >= SKILL_LIMITS.maxSkills)
+      throw new IsoagentError(
+        'invalid_argument',
+        `addSkill: more than ${SKILL_LIMITS.maxSkills} added skills; remove one first`,
+      )
     this.live.set(skill.name, inlineEntry(skill))
     this.changed()
   }

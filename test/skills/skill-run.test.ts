@@ -187,7 +187,10 @@ describe("the loop's system prompt", () => {
     const agent = Agent.create({ model: modelFor('x') })
     await expect(
       agent.session(memoryWorkspace(FILES), { skills: { persona: 'scribe' } }),
-    ).rejects.toMatchObject({ code: 'invalid_argument' })
+    ).rejects.toMatchObject({
+      code: 'invalid_argument',
+      message: expect.stringMatching(/5000 skills, more than 2000/),
+    })
   })
 
   it('the catalog stays within 8,000 characters with many long descriptions', async () => {
@@ -236,6 +239,29 @@ describe('5,000 skills', () => {
     const search = await session.tool('search_skills', { query: 'skill 4999' })
     expect(search.exitCode).toBe(0)
     expect(search.output).not.toContain('s-4999')
+    await session.close()
+  }, 60_000)
+
+  it('refuses more than 2,000 inline skills, and an addSkill past 2,000 added ones, typed', async () => {
+    const inline = (n: number) =>
+      Array.from({ length: n }, (_, i) => ({
+        name: `i-${String(i).padStart(4, '0')}`,
+        description: `inline ${i}`,
+        body: 'Do it.',
+      }))
+    await expect(
+      Agent.create().session(memoryWorkspace({}), { skills: { inline: inline(5000) } }),
+    ).rejects.toMatchObject({
+      code: 'invalid_argument',
+      message: expect.stringMatching(/5000 skills, more than 2000/),
+    })
+    const session = await Agent.create().session(memoryWorkspace({}))
+    for (const s of inline(2000)) session.addSkill(s)
+    expect(() => session.addSkill({ name: 'one-more', description: 'x', body: 'Do it.' })).toThrow(
+      /more than 2000 added skills/,
+    )
+    session.addSkill({ name: 'i-0000', description: 'replaced', body: 'Do it again.' })
+    expect(session.skills().skills).toHaveLength(2000)
     await session.close()
   }, 60_000)
 })
