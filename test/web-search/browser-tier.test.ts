@@ -125,7 +125,9 @@ describe('web_search browser tier (Chromium via isoagent/playwright)', () => {
       query: 'b',
       engines: ['browser_captcha', 'browser_limited', 'rss'],
     })
-    expect(Date.now() - started).toBeLessThan(4_000)
+    // A wall falls through at once, not at the search's 30 s deadline (15 s leaves room for a
+    // loaded CI machine; the two browser pages take ~1–3 s idle).
+    expect(Date.now() - started).toBeLessThan(15_000)
     expect(walled.exitCode).toBe(0)
     expect(meta(walled).status).toBe('partial')
     const kinds = Object.fromEntries(
