@@ -187,10 +187,7 @@ describe("the loop's system prompt", () => {
     const agent = Agent.create({ model: modelFor('x') })
     await expect(
       agent.session(memoryWorkspace(FILES), { skills: { persona: 'scribe' } }),
-    ).rejects.toMatchObject({
-      code: 'invalid_argument',
-      message: expect.stringMatching(/5000 skills, more than 2000/),
-    })
+    ).rejects.toMatchObject({ code: 'invalid_argument', message: expect.stringMatching(/persona/) })
   })
 
   it('the catalog stays within 8,000 characters with many long descriptions', async () => {
