@@ -1,3 +1,5 @@
+import { fatal } from './download-job.ts'
+
 /** A parsed `Content-Range: bytes first-last/total` (total undefined for `*`). */
 export interface ContentRange {
   first: number
@@ -22,4 +24,24 @@ export function strongEtag(headers: Headers): string | undefined {
   const etag = headers.get('etag')?.trim()
   if (etag === undefined || etag === '' || etag.startsWith('W/')) return undefined
   return etag
+}
+
+/** The `Content-Length` of an identity-coded response, or undefined. */
+export function declaredLength(response: Response): number | undefined {
+  if (
+    response.headers.has('content-encoding') &&
+    response.headers.get('content-encoding') !== 'identity'
+  )
+    return undefined
+  const text = response.headers.get('content-length')
+  return text !== null && /^\d+$/.test(text.trim()) ? Number(text) : undefined
+}
+
+/** Throw a fatal failure unless `response` holds exactly bytes `first`-`last` of `total`. */
+export function checkRange(response: Response, first: number, last: number, total: number): void {
+  const range = parseContentRange(response.headers.get('content-range'))
+  if (range === undefined || range.first !== first || range.last !== last || range.total !== total)
+    throw fatal(
+      `the server answered bytes ${first}-${last}/${total} with Content-Range "${response.headers.get('content-range') ?? ''}"`,
+    )
 }
