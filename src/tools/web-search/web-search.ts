@@ -1,27 +1,26 @@
 import { IsoagentError } from '../../errors.ts'
 import type { HeadlessBrowser, BrowserLease } from '../../headless-browser.ts'
-import { toolFailure, toolSuccess, type ToolResult } from '../../tool-result.ts'
-import type { ToolSpec } from '../../kernel/tool-spec.ts'
+import type { ToolResult } from '../../tool-result.ts'
+import type { ToolContext, ToolSpec } from '../../kernel/tool-spec.ts'
 import { Bulkhead } from './bulkhead.ts'
 import { runCascade, type CascadeOutcome } from './cascade.ts'
 import { CircuitBreaker, type BreakerOptions } from './circuit-breaker.ts'
 import { Coalescer } from './coalescer.ts'
 import { DEFAULT_ENGINES } from './default-engines.ts'
 import type { EngineConfig } from './engine-config.ts'
-import { envelopeOf, renderFailure, renderJson, renderText } from './render.ts'
 import { RetryBudget } from './retry-budget.ts'
 import type { EngineEnv } from './run-engine.ts'
 import type { NetOptions } from '../../net/net-options.ts'
+import { searchAnswer } from './search-answer.ts'
 import { netSearchFetch, type SearchFetch } from './search-fetch.ts'
+import {
+  WEB_SEARCH_DESCRIPTION,
+  WEB_SEARCH_LIMITS,
+  WEB_SEARCH_PARAMETERS,
+  type WebSearchArgs,
+} from './web-search-args.ts'
 
-/** Bounds of `web_search`'s arguments. */
-export const WEB_SEARCH_LIMITS = {
-  defaultLimit: 10,
-  maxLimit: 50,
-  defaultTimeoutS: 30,
-  maxTimeoutS: 60,
-  maxQuery: 2048,
-} as const
+export { WEB_SEARCH_LIMITS } from './web-search-args.ts'
 
 /** `SessionOptions.webSearch`: the engines, the browser tier and API keys. */
 export interface WebSearchOptions {
@@ -42,14 +41,6 @@ export interface WebSearchDeps {
   fetch?: SearchFetch
 }
 
-interface WebSearchArgs {
-  query: string
-  engines?: string[]
-  limit?: number
-  timeout?: number
-  format?: 'text' | 'json'
-}
-
 const pagesOf = new WeakMap<HeadlessBrowser, Bulkhead>()
 
 function pagesFor(browser: HeadlessBrowser): Bulkhead {
@@ -61,23 +52,23 @@ function pagesFor(browser: HeadlessBrowser): Bulkhead {
   return b
 }
 
-const DESCRIPTION =
-  'Search the web. Tiers run in order, each only while the merged results still miss the requirements ' +
-  '(enough results with a title and URL from distinct domains, no engine error): a headless browser ' +
-  '(where one is configured), then HTML pages and RSS feeds, then JSON APIs with keys. Results are merged ' +
-  'and de-duplicated. Fails closed (exitCode 1, errorKind retrieval_requirements_not_met) rather than ' +
-  'return too little; metadata.status is complete, partial or failed, metadata.tiers records each decision.'
+/** What one session's `web_search` keeps between calls: engines, breakers, coalescing, lease. */
+interface SearchState {
+  engines: readonly EngineConfig[]
+  byName: Map<string, EngineConfig>
+  /** Where the engines came from: `builtin_default` or `session`. */
+  source: string
+  breaker: CircuitBreaker
+  coalescer: Coalescer<CascadeOutcome>
+  env: EngineEnv
+  /** Release the browser lease and take no new one. */
+  close(): Promise<void>
+}
 
-/** A session's `web_search` tool: its breakers, coalescing and browser lease are its own. */
-export function createWebSearchTool(
-  options: WebSearchOptions = {},
-  deps: WebSearchDeps = {},
-): ToolSpec<WebSearchArgs> {
+/** The state of a new session's `web_search`; the browser is leased on first use. */
+function searchState(options: WebSearchOptions, deps: WebSearchDeps): SearchState {
   const engines = options.engines ?? DEFAULT_ENGINES
-  const byName = new Map(engines.map((e) => [e.name, e]))
   const breaker = new CircuitBreaker(options.breaker)
-  const coalescer = new Coalescer<CascadeOutcome>()
-  const retries = new RetryBudget()
   const browser = options.browser
   let lease: BrowserLease | undefined
   let closed = false
@@ -87,59 +78,83 @@ export function createWebSearchTool(
     browser,
     pages: browser === undefined ? undefined : pagesFor(browser),
     breaker,
-    retries,
+    retries: new RetryBudget(),
     apiKeys: options.apiKeys ?? {},
     now: () => Date.now(),
     lease: () => {
       if (lease === undefined && browser !== undefined && !closed) lease = browser.acquire()
     },
   }
-  const source = options.engines === undefined ? 'builtin_default' : 'session'
-  const names = engines.map((e) => e.name)
+  return {
+    engines,
+    byName: new Map(engines.map((e) => [e.name, e])),
+    source: options.engines === undefined ? 'builtin_default' : 'session',
+    breaker,
+    coalescer: new Coalescer<CascadeOutcome>(),
+    env,
+    async close() {
+      closed = true
+      const held = lease
+      lease = undefined
+      await held?.release()
+    },
+  }
+}
 
+/** The engines a request names (all when it names none); an unknown name is refused. */
+function selectEngines(state: SearchState, names: string[] | undefined): readonly EngineConfig[] {
+  if (names === undefined) return state.engines
+  const unknown = names.filter((n) => !state.byName.has(n))
+  if (unknown.length > 0)
+    throw new IsoagentError(
+      'invalid_argument',
+      `unknown engine(s) ${unknown.join(', ')}; this session has: ${state.engines.map((e) => e.name).join(', ')}`,
+    )
+  return names.map((n) => state.byName.get(n)!)
+}
+
+/** One `web_search` call: select engines, run the cascade (shared with identical calls), answer. */
+async function runSearch(
+  state: SearchState,
+  args: WebSearchArgs,
+  context: ToolContext,
+): Promise<ToolResult> {
+  const query = args.query.replace(/\s+/g, ' ').trim()
+  if (query === '') throw new IsoagentError('invalid_argument', 'query is empty')
+  const limit = args.limit ?? WEB_SEARCH_LIMITS.defaultLimit
+  const timeoutMs = Math.round((args.timeout ?? WEB_SEARCH_LIMITS.defaultTimeoutS) * 1000)
+  const selected = selectEngines(state, args.engines)
+  const started = Date.now()
+  const key = JSON.stringify([
+    query,
+    limit,
+    args.engines === undefined ? null : [...args.engines].sort(),
+  ])
+  let shared: Awaited<ReturnType<Coalescer<CascadeOutcome>['run']>>
+  try {
+    shared = await state.coalescer.run(key, context.signal, (signal) =>
+      runCascade({ query, limit, engines: selected, timeoutMs, signal }, state.env),
+    )
+  } catch (error) {
+    if (context.signal.aborted) throw new IsoagentError('cancelled', 'web_search cancelled')
+    throw error
+  }
+  if (context.signal.aborted) throw new IsoagentError('cancelled', 'web_search cancelled')
+  const { source, breaker, coalescer } = state
+  return searchAnswer({ args, query, limit, source, selected, shared, breaker, coalescer, started })
+}
+
+/** A session's `web_search` tool: its breakers, coalescing and browser lease are its own. */
+export function createWebSearchTool(
+  options: WebSearchOptions = {},
+  deps: WebSearchDeps = {},
+): ToolSpec<WebSearchArgs> {
+  const state = searchState(options, deps)
   return {
     name: 'web_search',
     pathArguments: [],
-    description: DESCRIPTION,
-    parameters: {
-      type: 'object',
-      additionalProperties: false,
-      required: ['query'],
-      properties: {
-        query: {
-          type: 'string',
-          minLength: 1,
-          maxLength: WEB_SEARCH_LIMITS.maxQuery,
-          description: 'What to search for.',
-        },
-        engines: {
-          type: 'array',
-          minItems: 1,
-          maxItems: 32,
-          uniqueItems: true,
-          items: { type: 'string', minLength: 1, maxLength: 40 },
-          description:
-            'Only these engines (by name; default: every configured engine, tier by tier).',
-        },
-        limit: {
-          type: 'integer',
-          minimum: 1,
-          maximum: WEB_SEARCH_LIMITS.maxLimit,
-          description: `Results wanted (default ${WEB_SEARCH_LIMITS.defaultLimit}, max ${WEB_SEARCH_LIMITS.maxLimit}).`,
-        },
-        timeout: {
-          type: 'number',
-          exclusiveMinimum: 0,
-          maximum: WEB_SEARCH_LIMITS.maxTimeoutS,
-          description: `Deadline in seconds for the whole search (default ${WEB_SEARCH_LIMITS.defaultTimeoutS}, max ${WEB_SEARCH_LIMITS.maxTimeoutS}).`,
-        },
-        format: {
-          type: 'string',
-          enum: ['text', 'json'],
-          description: 'Output format (default text).',
-        },
-      },
-    },
+    description: WEB_SEARCH_DESCRIPTION,
+    parameters: WEB_SEARCH_PARAMETERS,
     available: () => true,
     scheduling: {
       read_only: true,
@@ -152,84 +167,8 @@ export function createWebSearchTool(
     },
     primaryArgument: 'query',
     ownDeadlineMs: (args) => (args.timeout ?? WEB_SEARCH_LIMITS.defaultTimeoutS) * 1000,
-    async close() {
-      closed = true
-      const held = lease
-      lease = undefined
-      await held?.release()
-    },
-    async run(args, context): Promise<ToolResult> {
-      const query = args.query.replace(/\s+/g, ' ').trim()
-      if (query === '') throw new IsoagentError('invalid_argument', 'query is empty')
-      const limit = args.limit ?? WEB_SEARCH_LIMITS.defaultLimit
-      const timeoutMs = Math.round((args.timeout ?? WEB_SEARCH_LIMITS.defaultTimeoutS) * 1000)
-      let selected = engines
-      if (args.engines !== undefined) {
-        const unknown = args.engines.filter((n) => !byName.has(n))
-        if (unknown.length > 0)
-          throw new IsoagentError(
-            'invalid_argument',
-            `unknown engine(s) ${unknown.join(', ')}; this session has: ${names.join(', ')}`,
-          )
-        selected = args.engines.map((n) => byName.get(n)!)
-      }
-      const started = Date.now()
-      const key = JSON.stringify([
-        query,
-        limit,
-        args.engines === undefined ? null : [...args.engines].sort(),
-      ])
-      let shared: Awaited<ReturnType<Coalescer<CascadeOutcome>['run']>>
-      try {
-        shared = await coalescer.run(key, context.signal, (signal) =>
-          runCascade({ query, limit, engines: selected, timeoutMs, signal }, env),
-        )
-      } catch (error) {
-        if (context.signal.aborted) throw new IsoagentError('cancelled', 'web_search cancelled')
-        throw error
-      }
-      const outcome = shared.value
-      const results = outcome.set.results.slice(0, limit)
-      const failures = outcome.runs.flatMap((r) => (r.failure === undefined ? [] : [r.failure]))
-      const retryAfters = failures.flatMap((f) =>
-        f.retry_after_ms === undefined ? [] : [f.retry_after_ms],
-      )
-      const metadata: Record<string, unknown> = {
-        status: outcome.status,
-        query,
-        limit,
-        engine_selection_source: args.engines === undefined ? source : 'request',
-        selected_engines: selected.map((e) => e.name),
-        result_count: results.length,
-        results,
-        tiers: outcome.tiers,
-        retrieval_health: outcome.health,
-        retrieval_requirements: outcome.requirements,
-        engine_failures: failures,
-        circuit_breakers: Object.fromEntries(
-          selected.map((e) => [e.name, breaker.snapshot(e.name)]),
-        ),
-        retry_context: {
-          retry_budget_remaining: outcome.retryBudgetRemaining,
-          retry_after_ms: retryAfters.length === 0 ? null : Math.min(...retryAfters),
-          timed_out: outcome.timedOut,
-        },
-        search_coalescing: { role: shared.role, waiters: shared.waiters, ...coalescer.snapshot() },
-        duration_ms: Date.now() - started,
-      }
-      if (context.signal.aborted) throw new IsoagentError('cancelled', 'web_search cancelled')
-      if (outcome.status === 'failed') {
-        const envelope = envelopeOf(outcome)
-        const output =
-          args.format === 'json'
-            ? JSON.stringify({ error: envelope }, null, 2)
-            : renderFailure(envelope)
-        return toolFailure('web_search', output, envelope, metadata)
-      }
-      const output =
-        args.format === 'json' ? renderJson(results) : renderText(query, outcome, results)
-      return toolSuccess('web_search', output, metadata)
-    },
+    close: () => state.close(),
+    run: (args, context) => runSearch(state, args, context),
   }
 }
 
