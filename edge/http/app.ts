@@ -1,17 +1,7 @@
 import { Hono, type Context } from 'hono'
-import {
-  Agent,
-  IsoagentError,
-  type Session,
-  type SessionOptions,
-  type ToolDefinition,
-  type WorkspaceServices,
-} from '../../adapters/index.ts'
-import { ApiError, errorResponse } from './api-error.ts'
-import { presentedToken, tokenChecker } from './auth.ts'
-import { limitBody } from './body-limit.ts'
-import { hostGuard } from './host-guard.ts'
-import type { EventHistoryLimits, HostedSession } from './hosted-session.ts'
+import { Agent, type SessionOptions, type WorkspaceServices } from '../../adapters/index.ts'
+import { appContext } from './app-context.ts'
+import type { EventHistoryLimits } from './hosted-session.ts'
 import type { AppContext, RouteSpec } from './route-spec.ts'
 import {
   agentMcpSessions,
@@ -20,6 +10,7 @@ import {
   type McpHandlerOptions,
 } from '../mcp/index.ts'
 import { mcpRoutes } from './mcp-routes.ts'
+import { mountRoutes } from './mount-routes.ts'
 import { apiRoutes } from './routes.ts'
 import { mcpClientRoutes } from './mcp-client-routes.ts'
 import { retrievalRoutes } from './retrieval-routes.ts'
@@ -27,7 +18,6 @@ import { skillRoutes } from './skill-routes.ts'
 import { workflowRoutes } from './workflow-routes.ts'
 import { memorySessionStore, type SessionStore } from './session-store.ts'
 import { SessionPool } from '../session-pool.ts'
-import { VERSION } from '../version.ts'
 
 /** Default largest request body: 8 MiB; a larger one is refused with 413. */
 export const DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024
@@ -107,25 +97,11 @@ export type IsoagentApp = Hono & {
   close(): Promise<void>
 }
 
-/** The port a request came in on, when the server says (`serve` passes Node's socket). */
-function localPortOf(c: Context): number | undefined {
-  const env = c.env as { incoming?: { socket?: { localPort?: unknown } } } | undefined
-  const port = env?.incoming?.socket?.localPort
-  return typeof port === 'number' ? port : undefined
-}
-
-const pathPattern = (path: string) =>
-  new RegExp('^' + path.replace(/:[A-Za-z_][A-Za-z0-9_]*/g, '[^/]+') + '/?$')
-
-/**
- * The HTTP API over sessions of a workspace, built from Web APIs only: the same app runs under
- * `@hono/node-server` (`serve` from `isoagent/edge/node`) and as a Worker. Routes, errors and
- * limits are those of DESIGN.md "Serving: the HTTP API"; `GET /v1/openapi.json` documents them.
- */
-export function createApp(options: AppOptions): IsoagentApp {
-  if (typeof options?.workspace !== 'function')
-    throw new TypeError('createApp: options.workspace must be a function returning a workspace')
-  const agent = options.agent ?? Agent.create()
+/** The session pool API and MCP sessions share, and the store of the API's sessions. */
+function sessionStorage(options: AppOptions): {
+  pool: SessionPool | undefined
+  store: SessionStore
+} {
   // API and MCP sessions share one pool, so `maxSessions` bounds them together (a custom store
   // keeps its own sessions; MCP then gets a pool of its own with the same limits).
   const pool =
@@ -141,68 +117,36 @@ export function createApp(options: AppOptions): IsoagentApp {
       ...(pool ? { pool } : {}),
       ...(options.eventHistory ? { eventHistory: options.eventHistory } : {}),
     })
-  const checkToken = options.token === undefined ? undefined : tokenChecker(options.token)
-  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES
-  let toolDefs: ToolDefinition[] | undefined
+  return { pool, store }
+}
 
-  const openCore = async (c: Context): Promise<Session> => {
-    let workspace: WorkspaceServices
-    try {
-      workspace = await options.workspace(c)
-    } catch (error) {
-      throw new ApiError(
-        503,
-        'workspace_unavailable',
-        error instanceof IsoagentError ? error.message : 'the workspace could not be opened',
-      )
-    }
-    let session: Session
-    try {
-      session = await agent.session(workspace, options.session ?? {})
-    } catch (error) {
-      await workspace.close?.().catch(() => undefined)
-      throw error
-    }
-    toolDefs ??= session.toolDefinitions()
-    return session
-  }
+/** The MCP endpoint's handler over sessions of `agent`, or undefined with `mcp: false`. */
+function mcpHandlerOf(
+  options: AppOptions,
+  agent: Agent,
+  pool: SessionPool | undefined,
+): McpHandler<Context> | undefined {
+  if (options.mcp === false) return undefined
+  return createMcpHandler<Context>({
+    ...(typeof options.mcp === 'object' ? options.mcp : {}),
+    sessions: agentMcpSessions<Context>({
+      workspace: (_request, c) => options.workspace(c),
+      ...(options.session ? { session: options.session } : {}),
+      agent,
+    }),
+    ...(pool ? { pool } : {}),
+    ...(options.maxSessions !== undefined ? { maxSessions: options.maxSessions } : {}),
+    ...(options.sessionIdleMs !== undefined ? { idleMs: options.sessionIdleMs } : {}),
+  })
+}
 
-  const routes: RouteSpec[] = []
-  const ctx: AppContext = {
-    store,
-    routes,
-    version: VERSION,
-    openSession: (c) => store.create(() => openCore(c)),
-    ...(options.assets ? { assets: options.assets } : {}),
-    session(c): HostedSession {
-      const hosted = store.get(c.req.param('id') ?? '')
-      if (hosted === undefined)
-        throw new ApiError(404, 'session_not_found', 'no such session (closed, idle or unknown)')
-      return hosted
-    },
-    async toolDefinitions(c) {
-      if (toolDefs === undefined) {
-        const session = await openCore(c)
-        await session.close()
-      }
-      return structuredClone(toolDefs!)
-    },
-  }
-  const mcp =
-    options.mcp === false
-      ? undefined
-      : createMcpHandler<Context>({
-          ...(typeof options.mcp === 'object' ? options.mcp : {}),
-          sessions: agentMcpSessions<Context>({
-            workspace: (_request, c) => options.workspace(c),
-            ...(options.session ? { session: options.session } : {}),
-            agent,
-          }),
-          ...(pool ? { pool } : {}),
-          ...(options.maxSessions !== undefined ? { maxSessions: options.maxSessions } : {}),
-          ...(options.sessionIdleMs !== undefined ? { idleMs: options.sessionIdleMs } : {}),
-        })
-  routes.push(
+/** Every route of the app: the API, MCP client, retrieval, skills, workflows, MCP, extras. */
+function routeTable(
+  ctx: AppContext,
+  options: AppOptions,
+  mcp: McpHandler<Context> | undefined,
+): RouteSpec[] {
+  return [
     ...apiRoutes(ctx),
     ...mcpClientRoutes(ctx, options.session?.net),
     ...retrievalRoutes(ctx),
@@ -210,60 +154,38 @@ export function createApp(options: AppOptions): IsoagentApp {
     ...workflowRoutes(ctx),
     ...(mcp ? mcpRoutes(mcp) : []),
     ...(options.routes?.(ctx) ?? []),
-  )
+  ]
+}
 
-  const authorized = (c: Context) =>
-    checkToken === undefined || checkToken(presentedToken(c.req.raw, c.req.url))
-  const unauthorized = () =>
-    errorResponse(401, 'unauthorized', 'a valid bearer token is required', {
-      'www-authenticate': 'Bearer',
-    })
-
+/**
+ * The HTTP API over sessions of a workspace, built from Web APIs only: the same app runs under
+ * `@hono/node-server` (`serve` from `isoagent/edge/node`) and as a Worker. Routes, errors and
+ * limits are those of DESIGN.md "Serving: the HTTP API"; `GET /v1/openapi.json` documents them.
+ */
+export function createApp(options: AppOptions): IsoagentApp {
+  if (typeof options?.workspace !== 'function')
+    throw new TypeError('createApp: options.workspace must be a function returning a workspace')
+  const agent = options.agent ?? Agent.create()
+  const { pool, store } = sessionStorage(options)
+  const routes: RouteSpec[] = []
+  const ctx = appContext({
+    workspace: options.workspace,
+    session: options.session,
+    agent,
+    store,
+    routes,
+    assets: options.assets,
+  })
+  const mcp = mcpHandlerOf(options, agent, pool)
+  routes.push(...routeTable(ctx, options, mcp))
   const app = new Hono()
-  const checkHost = hostGuard({
-    ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
-    ...(options.trustHost ? { trustHost: true } : {}),
+  mountRoutes(app, routes, {
+    token: options.token,
+    maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+    assets: options.assets,
+    allowedHosts: options.allowedHosts,
+    trustHost: options.trustHost,
   })
-  // Before every route, the assets and the 404: a page under a rebound name gets nothing.
-  app.use('*', async (c, next) => {
-    const refused = checkHost(c.req.raw, localPortOf(c))
-    if (refused !== undefined) return refused
-    await next()
-  })
-  const limit = limitBody(maxBodyBytes)
-  for (const route of routes) {
-    app.on(route.method, route.path, async (c: Context) => {
-      if (route.auth !== false && !authorized(c)) return unauthorized()
-      if (route.method === 'GET') return route.handler(c)
-      let response: Response | undefined
-      const refused = await limit(c, async () => {
-        response = await route.handler(c)
-      })
-      return refused ?? response!
-    })
-  }
-  const patterns = routes.map((r) => ({ method: r.method, re: pathPattern(r.path) }))
-
-  app.notFound(async (c) => {
-    if (options.assets && (c.req.method === 'GET' || c.req.method === 'HEAD')) {
-      const asset = await options.assets(c.req.raw)
-      if (asset !== undefined) return asset
-    }
-    if (!authorized(c)) return unauthorized()
-    const path = new URL(c.req.url).pathname
-    const allowed = patterns.filter((p) => p.re.test(path)).map((p) => p.method)
-    if (allowed.length > 0) {
-      return errorResponse(405, 'method_not_allowed', `${c.req.method} is not allowed here`, {
-        allow: [...new Set(allowed)].join(', '),
-      })
-    }
-    return errorResponse(404, 'not_found', 'no such route')
-  })
-  app.onError((error) => {
-    if (error instanceof ApiError) return error.toResponse()
-    return errorResponse(500, 'internal_error', 'internal error')
-  })
-
   return Object.assign(app, {
     context: ctx,
     mcp,
