@@ -1,6 +1,5 @@
 import { localTempFiles } from './local-temp-files.ts'
 import { realpathSync, statSync } from 'node:fs'
-import * as fs from 'node:fs/promises'
 import { availableParallelism } from 'node:os'
 import * as nodePath from 'node:path'
 import * as nodeFs from 'node:fs'
@@ -8,17 +7,17 @@ import {
   type GitBackend,
   type IsoGitFs,
   IsoagentError,
-  WorkspacePath,
   type ListPage,
+  type Shell,
   type WorkspaceServices,
 } from '../../src/index.ts'
 import { deferredGitBackend, lazyIsomorphicGitBackend } from '../../src/tools/git/lazy-backend.ts'
-import { fromErrno, listingOf, listingPage, localFiles, reapSideFiles } from './local-files.ts'
+import { localFiles, type LocalFilesOptions } from './local-files.ts'
+import { listAsync, makeDir, removeEntry, renameEntry, type LocalTree } from './local-entries.ts'
 import { localWrite } from './local-write.ts'
 import { sweepStaleTemps } from './side-files.ts'
-import { pinDir } from './pinned-dir.ts'
 import { nodeShell } from './node-shell.ts'
-import { workerScanner } from './scan-pool.ts'
+import { workerScanner, type WorkerScanner } from './scan-pool.ts'
 import { gitCliAvailable, gitCliBackend } from './git-cli-backend.ts'
 
 /** Options of {@link localWorkspace}. */
@@ -89,31 +88,22 @@ function localGitBackend(root: string, mode: 'auto' | 'cli' | 'isomorphic'): Git
   })
 }
 
-/**
- * A workspace on local disk rooted at `root`. Every path is contained twice: by string
- * ({@link WorkspacePath}) and, at open time, by resolving symlinks against the real root, so a
- * link that points outside is refused (`path_escape`). Writes go to a temp file in the same
- * directory and are renamed into place, keeping the file's mode.
- */
-export function localWorkspace(
-  root: string,
-  options: LocalWorkspaceOptions = {},
-): WorkspaceServices {
-  let realRoot: string
+/** The real path of the existing directory `root`, or `not_found`. */
+function realRootOf(root: string): string {
   try {
-    realRoot = realpathSync(nodePath.resolve(root))
+    const realRoot = realpathSync(nodePath.resolve(root))
     if (!statSync(realRoot).isDirectory()) throw new Error('not a directory')
+    return realRoot
   } catch (cause) {
     throw new IsoagentError('not_found', `workspace root ${root} is not an existing directory`, {
       data: { root },
       cause,
     })
   }
-  const chunkBytes = options.readChunkBytes ?? 1024 * 1024
-  const syncIo = options.syncMetadata !== false
-  const listingCache = options.listingCache !== false
-  const files = localFiles(realRoot, { syncIo, chunkBytes, listingCache })
-  const { resolve } = files
+}
+
+/** The `bash` of the workspace: `shellEnv` checked to map names to strings. */
+function localShell(realRoot: string, options: LocalWorkspaceOptions): Shell {
   if (
     options.shellEnv !== undefined &&
     (typeof options.shellEnv !== 'object' ||
@@ -121,23 +111,51 @@ export function localWorkspace(
       Object.values(options.shellEnv).some((v) => typeof v !== 'string'))
   )
     throw new IsoagentError('invalid_argument', 'shellEnv must map names to string values')
-  const shell = nodeShell({
+  return nodeShell({
     root: realRoot,
     ...(options.shellEnv ? { env: options.shellEnv } : {}),
     ...(options.shellMaxProcesses !== undefined ? { maxProcesses: options.shellMaxProcesses } : {}),
   })
-  const threads = options.searchThreads ?? defaultSearchThreads()
+}
+
+/** The search's worker threads ({@link LocalWorkspaceOptions.searchThreads}), if any. */
+function localScanner(
+  realRoot: string,
+  files: ReturnType<typeof localFiles>,
+  filesOptions: LocalFilesOptions,
+  threads: number,
+): WorkerScanner | undefined {
   if (!Number.isInteger(threads) || threads < 0)
     throw new IsoagentError('invalid_argument', 'searchThreads must be a whole number ≥ 0')
-  const scanner =
-    threads > 0
-      ? workerScanner({
-          root: realRoot,
-          threads,
-          hints: files.dirHints,
-          options: { syncIo, chunkBytes, listingCache },
-        })
-      : undefined
+  if (threads === 0) return undefined
+  return workerScanner({ root: realRoot, threads, hints: files.dirHints, options: filesOptions })
+}
+
+/**
+ * A workspace on local disk rooted at `root`. Every path is contained twice: by string
+ * (`WorkspacePath`) and, at open time, by resolving symlinks against the real root, so a
+ * link that points outside is refused (`path_escape`). Writes go to a temp file in the same
+ * directory and are renamed into place, keeping the file's mode.
+ */
+export function localWorkspace(
+  root: string,
+  options: LocalWorkspaceOptions = {},
+): WorkspaceServices {
+  const realRoot = realRootOf(root)
+  const filesOptions: LocalFilesOptions = {
+    syncIo: options.syncMetadata !== false,
+    chunkBytes: options.readChunkBytes ?? 1024 * 1024,
+    listingCache: options.listingCache !== false,
+  }
+  const files = localFiles(realRoot, filesOptions)
+  const tree: LocalTree = { realRoot, resolve: files.resolve }
+  const shell = localShell(realRoot, options)
+  const scanner = localScanner(
+    realRoot,
+    files,
+    filesOptions,
+    options.searchThreads ?? defaultSearchThreads(),
+  )
 
   // Temp files a crashed process left behind (see side-files.ts), removed in the background.
   let closed = false
@@ -160,89 +178,25 @@ export function localWorkspace(
     descriptor: { kind: 'local', root: realRoot },
     shell,
     gitFs: localGitBackend(realRoot, options.git ?? 'auto'),
-    tempFiles: localTempFiles(realRoot, resolve),
+    tempFiles: localTempFiles(realRoot, files.resolve),
     ...(scanner ? { scanner } : {}),
     async close() {
       closed = true
       await Promise.all([scanner?.close(), sweep])
     },
-
     stat: files.stat,
-
     read: files.readRange,
     readNow: files.readNow,
     readStream: files.readStream,
     byteIndex: files.byteIndex,
-
-    write: localWrite(realRoot, resolve),
-
-    ...(syncIo ? { listNow: files.listSync } : {}),
+    write: localWrite(realRoot, files.resolve),
+    ...(filesOptions.syncIo ? { listNow: files.listSync } : {}),
     async list(path, listOptions = {}): Promise<ListPage> {
-      if (syncIo) return files.listSync(path, listOptions)
-      const real = resolve(path)
-      let dirents
-      try {
-        dirents = await fs.readdir(real, { withFileTypes: true })
-      } catch (error) {
-        throw fromErrno(error, path, 'list')
-      }
-      reapSideFiles(real, dirents)
-      return listingPage(listingOf(dirents), listOptions)
+      if (filesOptions.syncIo) return files.listSync(path, listOptions)
+      return listAsync(tree, path, listOptions)
     },
-
-    async mkdir(path) {
-      try {
-        pinDir(realRoot, resolve(path), true, path).close()
-      } catch (error) {
-        throw fromErrno(error, path, 'mkdir')
-      }
-    },
-
-    // The entry itself (not followed) in its parent, pinned by descriptor (see pinned-dir.ts).
-    async remove(path, removeOptions = {}) {
-      if (path === '')
-        throw new IsoagentError('invalid_argument', 'refusing to remove the workspace root')
-      const name = WorkspacePath.basename(path)
-      try {
-        const dir = pinDir(realRoot, resolve(WorkspacePath.parent(path)), false, path)
-        try {
-          const entry = dir.at(name)
-          const s = await fs.lstat(entry)
-          if (s.isDirectory())
-            await (removeOptions.recursive === true
-              ? fs.rm(entry, { recursive: true })
-              : fs.rmdir(entry))
-          else await fs.unlink(entry)
-        } finally {
-          dir.close()
-        }
-      } catch (error) {
-        throw fromErrno(error, path, 'remove')
-      }
-    },
-
-    async rename(from, to) {
-      if (from === '' || to === '')
-        throw new IsoagentError('invalid_argument', 'refusing to rename the workspace root')
-      const target = resolve(to)
-      try {
-        const source = pinDir(realRoot, resolve(WorkspacePath.parent(from)), false, from)
-        try {
-          const into = pinDir(realRoot, nodePath.dirname(target), true, to)
-          try {
-            await fs.rename(
-              source.at(WorkspacePath.basename(from)),
-              into.at(nodePath.basename(target)),
-            )
-          } finally {
-            into.close()
-          }
-        } finally {
-          source.close()
-        }
-      } catch (error) {
-        throw fromErrno(error, from, 'rename')
-      }
-    },
+    mkdir: (path) => makeDir(tree, path),
+    remove: (path, removeOptions) => removeEntry(tree, path, removeOptions),
+    rename: (from, to) => renameEntry(tree, from, to),
   } satisfies WorkspaceServices
 }

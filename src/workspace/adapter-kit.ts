@@ -1,6 +1,6 @@
 import { IsoagentError } from '../errors.ts'
 import { WorkspacePath } from './workspace-path.ts'
-import type { ByteRange, WritePrecondition } from './workspace-services.ts'
+import type { ByteRange, EntryKind, WritePrecondition } from './workspace-services.ts'
 
 /**
  * Shared mechanics for workspace adapters, so each backend implements only what is its own.
@@ -53,6 +53,32 @@ export function notDirectoryError(path: string, file: string = path): IsoagentEr
   return new IsoagentError('not_directory', `${file} is a file, not a directory`, {
     data: file === path ? { path } : { path, file },
   })
+}
+
+/**
+ * The checks every workspace makes of the entry an operation targets, given `kind`, what is at
+ * `path` (undefined: nothing there): `list` needs a directory (else `not_found`, or
+ * `not_directory` "<path> is a file"); `write` neither the root nor a directory
+ * (`is_directory`); `remove` something there (`not_found`) other than the root
+ * (`invalid_argument`).
+ */
+export function checkEntry(
+  op: 'list' | 'write' | 'remove',
+  path: string,
+  kind: EntryKind | undefined,
+): void {
+  if (op === 'list') {
+    if (kind === undefined) throw notFoundError(path)
+    if (kind !== 'directory')
+      throw new IsoagentError('not_directory', `${shown(path)} is a file`, { data: { path } })
+  } else if (op === 'write') {
+    if (path === '') throw new IsoagentError('is_directory', 'the workspace root is a directory')
+    if (kind === 'directory') throw isDirectoryError(path)
+  } else {
+    if (path === '')
+      throw new IsoagentError('invalid_argument', 'refusing to remove the workspace root')
+    if (kind === undefined) throw notFoundError(path)
+  }
 }
 
 /**
