@@ -15,6 +15,7 @@ import {
 import { deferredGitBackend, lazyIsomorphicGitBackend } from '../../src/tools/git/lazy-backend.ts'
 import { fromErrno, listingOf, listingPage, localFiles, reapSideFiles } from './local-files.ts'
 import { localWrite } from './local-write.ts'
+import { localAppend } from './local-append.ts'
 import { sweepStaleTemps } from './side-files.ts'
 import { pinDir } from './pinned-dir.ts'
 import { nodeShell } from './node-shell.ts'
@@ -93,7 +94,8 @@ function localGitBackend(root: string, mode: 'auto' | 'cli' | 'isomorphic'): Git
  * A workspace on local disk rooted at `root`. Every path is contained twice: by string
  * ({@link WorkspacePath}) and, at open time, by resolving symlinks against the real root, so a
  * link that points outside is refused (`path_escape`). Writes go to a temp file in the same
- * directory and are renamed into place, keeping the file's mode.
+ * directory and are renamed into place, keeping the file's mode; appends add to the file in
+ * place (see local-append.ts).
  */
 export function localWorkspace(
   root: string,
@@ -175,6 +177,7 @@ export function localWorkspace(
     byteIndex: files.byteIndex,
 
     write: localWrite(realRoot, resolve),
+    append: localAppend(realRoot, resolve),
 
     ...(syncIo ? { listNow: files.listSync } : {}),
     async list(path, listOptions = {}): Promise<ListPage> {
