@@ -41,7 +41,7 @@ async function recordSyncs(dir: string): Promise<string[]> {
   return synced
 }
 
-it('writes a new journal whole (file and folder fsync), then appends each event in place with one fsync', async () => {
+it("writes a new journal whole (file and folder fsync), then appends each event in place, fsync'd but for a start", async () => {
   const dir = root()
   const synced = await recordSyncs(dir)
   const store = workspaceWorkflowStore(localWorkspace(dir))
@@ -52,16 +52,23 @@ it('writes a new journal whole (file and folder fsync), then appends each event 
   expect(synced.splice(0)).toEqual([`sync:${size()}`, 'dir'])
   const ino = statSync(file).ino
   await store.append('r1', 1, [{ type: 'step_started', step_id: 's', attempt: 1 }])
-  // One event: added at the end of the same file, which is fsync'd (data), the folder not.
+  // A start is added at the end of the same file and flushed with the next line.
+  expect(synced.splice(0)).toEqual([])
+  expect(statSync(file).ino).toBe(ino)
+  await store.append('r1', 2, [
+    { type: 'step_failed', step_id: 's', attempt: 1, error: 'x', exhausted: false },
+  ])
+  // Any other event: added at the end, the file fsync'd (its data), the folder not.
   expect(synced.splice(0)).toEqual([`datasync:${size()}`])
   expect(statSync(file).ino).toBe(ino)
+  await store.append('r1', 3, [{ type: 'step_started', step_id: 's', attempt: 2 }])
   // Several events at once are all or none: the journal is written whole again.
-  await store.append('r1', 2, [
-    { type: 'step_completed', step_id: 's', attempt: 1, output: 1 },
+  await store.append('r1', 4, [
+    { type: 'step_completed', step_id: 's', attempt: 2, output: 1 },
     { type: 'run_completed', output: 1 },
   ])
   expect(synced.splice(0)).toEqual([`sync:${size()}`, 'dir'])
-  expect((await store.history('r1')).map((e) => e.sequence)).toEqual([1, 2, 3, 4])
+  expect((await store.history('r1')).map((e) => e.sequence)).toEqual([1, 2, 3, 4, 5, 6])
 })
 
 it('drops a torn last line (a crash mid-append) at the next append, losing nothing before it', async () => {

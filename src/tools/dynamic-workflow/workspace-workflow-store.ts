@@ -73,7 +73,9 @@ async function refuseSymlinks(workspace: WorkspaceServices, path: WorkspacePath)
  *
  * An append of one event is an appending write where the workspace has one (the local disk:
  * the line is written at the end of the file and fsync'd before the append resolves, so a step
- * counts as completed only once its event is on stable storage). Everything else is written
+ * counts as completed only once its event is on stable storage; a `step_started` line is not
+ * fsync'd on its own but with the line after it, so a power loss, not a process crash, may lose
+ * the start of a step that then has not completed either). Everything else is written
  * whole and `durable` (on the local disk: a temp file fsync'd, renamed, its folder fsync'd):
  * the creation of a journal, an append of several events (all or none), every append where the
  * workspace has no appending write (S3, R2, memory), and the first append after a crash, which
@@ -129,8 +131,11 @@ export function workspaceWorkflowStore(workspace: WorkspaceServices): WorkflowSt
       base.version !== undefined &&
       !base.torn &&
       stored.length === 1
+    // A step_started line is flushed with the next line (a completion, a failure): only that
+    // one must be on stable storage before the append resolves.
+    const durable = !(stored.length === 1 && stored[0]!.type === 'step_started')
     const outcome = appending
-      ? await workspace.append!(path, encoder.encode(lines), { durable: true, precondition })
+      ? await workspace.append!(path, encoder.encode(lines), { durable, precondition })
       : await workspace.write(path, encoder.encode(base.text + lines), {
           durable: true,
           precondition,
