@@ -157,8 +157,8 @@ export interface WorkspaceServices {
   /**
    * Add `data` at the end of a file (creating it when missing) without rewriting what it holds,
    * where the backend can (the local disk); without it, callers rewrite the file with `write`.
-   * The precondition is checked and the bytes added under the file's write lock. What the file
-   * held before is never changed, but a crash during an append may leave only a prefix of
+   * The precondition is checked and the bytes added as one step against other writers (the
+   * local disk: under the file's write lock). What the file held before is never changed, but a crash during an append may leave only a prefix of
    * `data` at its end: callers that need whole records end each with a delimiter and ignore a
    * torn last one. Resolves with the file's new version.
    */
