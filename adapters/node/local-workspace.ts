@@ -177,7 +177,7 @@ export function localWorkspace(
     byteIndex: files.byteIndex,
 
     write: localWrite(realRoot, resolve),
-    append: localAppend(realRoot, resolve),
+    append: localAppend(realRoot, resolve, { syncIo }),
 
     ...(syncIo ? { listNow: files.listSync } : {}),
     async list(path, listOptions = {}): Promise<ListPage> {

@@ -1,7 +1,7 @@
 // The workspace file store on the local disk: a new journal is written whole (temp file fsync'd,
 // renamed, folder fsync'd); one event is appended in place and fsync'd; a torn last line left by
 // a crash is ignored, then dropped by the next append.
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
+import nodeFs, { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import * as fs from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -38,6 +38,12 @@ async function recordSyncs(dir: string): Promise<string[]> {
       return real.call(this)
     })
   }
+  // The local disk's append syncs a descriptor (node:fs fdatasync), not a FileHandle.
+  const realFdatasync = nodeFs.fdatasync
+  vi.spyOn(nodeFs, 'fdatasync').mockImplementation(((fd: number, done: (e: unknown) => void) => {
+    synced.push(`datasync:${nodeFs.fstatSync(fd).size}`)
+    realFdatasync(fd, done)
+  }) as typeof nodeFs.fdatasync)
   return synced
 }
 
