@@ -27,29 +27,30 @@ const SOURCE = `export default async function run(ctx, inputs) {
 }`
 
 // With TEAR_AT=k the child tears its k-th step_completed append: it writes half the line, says
-// TORN and stops there, to be killed with SIGKILL in the middle of the append.
+// TORN and blocks there, to be killed with SIGKILL in the middle of the append.
 const CHILD = `import { Agent } from ${JSON.stringify(join(repo, 'adapters/index.ts'))}
 import { localWorkspace } from ${JSON.stringify(join(repo, 'adapters/node/index.ts'))}
 import { readFileSync } from 'node:fs'
-import * as fs from 'node:fs/promises'
+import nodeFs from 'node:fs'
+import { syncBuiltinESMExports } from 'node:module'
 const [root, sourceFile] = process.argv.slice(2)
 const tearAt = Number(process.env.TEAR_AT ?? 0)
 if (tearAt > 0) {
-  const probe = await fs.open(root + '/probe', 'w')
-  const FileHandle = Object.getPrototypeOf(probe)
-  await probe.close()
-  await fs.rm(root + '/probe')
-  const writeFile = FileHandle.writeFile
+  // The local disk's append writes with node:fs writeSync (its named export, kept in step).
+  const writeSync = nodeFs.writeSync
   let completions = 0
-  FileHandle.writeFile = async function (data, ...rest) {
-    const text = typeof data === 'string' ? data : new TextDecoder().decode(data)
-    if (text.startsWith('{"type":"step_completed"') && ++completions === tearAt) {
-      await this.write(data.subarray(0, data.length >> 1))
-      console.log('TORN')
-      await new Promise(() => {})
+  nodeFs.writeSync = function (fd, data, ...rest) {
+    if (data instanceof Uint8Array) {
+      const text = new TextDecoder().decode(data)
+      if (text.startsWith('{"type":"step_completed"') && ++completions === tearAt) {
+        writeSync(fd, data.subarray(0, data.length >> 1))
+        console.log('TORN')
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0)
+      }
     }
-    return writeFile.call(this, data, ...rest)
+    return writeSync.call(this, fd, data, ...rest)
   }
+  syncBuiltinESMExports()
 }
 const session = await Agent.create().session(localWorkspace(root, { searchThreads: 0 }), { workflows: {} })
 const result = await session.tool('dynamic_workflow', {
