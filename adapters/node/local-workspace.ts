@@ -15,6 +15,7 @@ import { deferredGitBackend, lazyIsomorphicGitBackend } from '../../src/tools/gi
 import { localFiles, type LocalFilesOptions } from './local-files.ts'
 import { listAsync, makeDir, removeEntry, renameEntry, type LocalTree } from './local-entries.ts'
 import { localWrite } from './local-write.ts'
+import { localAppend } from './local-append.ts'
 import { sweepStaleTemps } from './side-files.ts'
 import { nodeShell } from './node-shell.ts'
 import { workerScanner, type WorkerScanner } from './scan-pool.ts'
@@ -135,7 +136,8 @@ function localScanner(
  * A workspace on local disk rooted at `root`. Every path is contained twice: by string
  * (`WorkspacePath`) and, at open time, by resolving symlinks against the real root, so a
  * link that points outside is refused (`path_escape`). Writes go to a temp file in the same
- * directory and are renamed into place, keeping the file's mode.
+ * directory and are renamed into place, keeping the file's mode; appends add to the file in
+ * place (see local-append.ts).
  */
 export function localWorkspace(
   root: string,
@@ -190,6 +192,7 @@ export function localWorkspace(
     readStream: files.readStream,
     byteIndex: files.byteIndex,
     write: localWrite(realRoot, files.resolve),
+    append: localAppend(realRoot, files.resolve, { syncIo: filesOptions.syncIo }),
     ...(filesOptions.syncIo ? { listNow: files.listSync } : {}),
     async list(path, listOptions = {}): Promise<ListPage> {
       if (filesOptions.syncIo) return files.listSync(path, listOptions)

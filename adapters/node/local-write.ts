@@ -29,7 +29,7 @@ export async function randomSuffix(): Promise<string> {
  * fsync a directory, so a rename in it is on stable storage; best effort, as in
  * local-temp-files.ts (some file systems refuse to open or sync a directory).
  */
-async function syncDir(dir: PinnedDir): Promise<void> {
+export async function syncDir(dir: PinnedDir): Promise<void> {
   const handle = await fs.open(dir.at('.'), 'r').catch(() => undefined)
   if (handle === undefined) return
   await handle.sync().catch(() => undefined)

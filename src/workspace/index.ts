@@ -1,5 +1,6 @@
 export type { WorkspaceCapabilities } from './capabilities.ts'
 export type {
+  AppendOptions,
   ByteIndex,
   ByteRange,
   DirEntry,

@@ -80,6 +80,20 @@ export interface WriteOptions {
   signal?: AbortSignal
 }
 
+/** Options for {@link WorkspaceServices.append}. */
+export interface AppendOptions {
+  /** Checked against the file before the bytes are added (`ifAbsent`: the append creates it). */
+  precondition?: WritePrecondition
+  /** Create missing parent directories (default true). */
+  createParents?: boolean
+  /**
+   * Flush the added bytes to stable storage before resolving (the local disk: fsync of the
+   * file; of its directory too when the append created the file).
+   */
+  durable?: boolean
+  signal?: AbortSignal
+}
+
 /** Outcome of a write. */
 export interface WriteOutcome {
   created: boolean
@@ -140,6 +154,15 @@ export interface WorkspaceServices {
   readStream(path: WorkspacePath, range?: ByteRange): Promise<ReadableStream<Uint8Array>>
   /** Replace (or create) a file with `data`, atomically where `capabilities.atomicRename`. */
   write(path: WorkspacePath, data: Uint8Array, options?: WriteOptions): Promise<WriteOutcome>
+  /**
+   * Add `data` at the end of a file (creating it when missing) without rewriting what it holds,
+   * where the backend can (the local disk); without it, callers rewrite the file with `write`.
+   * The precondition is checked and the bytes added as one step against other writers (the
+   * local disk: under the file's write lock). What the file held before is never changed, but a crash during an append may leave only a prefix of
+   * `data` at its end: callers that need whole records end each with a delimiter and ignore a
+   * torn last one. Resolves with the file's new version.
+   */
+  append?(path: WorkspacePath, data: Uint8Array, options?: AppendOptions): Promise<WriteOutcome>
   /** One page of a directory's entries, sorted by name. */
   list(path: WorkspacePath, options?: ListOptions): Promise<ListPage>
   /**

@@ -326,6 +326,76 @@ export function portConformance(
       }
     })
 
+    it('appends like node:fs appendFile, where it can, with preconditions and the new version', async () => {
+      const { workspace, cleanup } = await create()
+      const oracle = fs.mkdtempSync(join(tmpdir(), 'isoagent-oracle-'))
+      try {
+        const append = workspace.append?.bind(workspace)
+        // Every workspace on a local disk appends in place; the others leave it out (callers
+        // rewrite the file with write).
+        if (append === undefined) {
+          expect(workspace.capabilities.localRoot).toBeUndefined()
+          return
+        }
+        const steps: [string, string][] = [
+          ['j/log.txt', 'one\n'],
+          ['j/log.txt', 'two\n'],
+          ['j/log.txt', ''],
+          ['j/log.txt', 'é three'],
+          ['j', 'x'],
+          ['j/log.txt/under', 'x'],
+          ['k/l/m.txt', 'deep'],
+        ]
+        for (const [path, text] of steps) {
+          const expected = await outcomeOf(() => {
+            const target = join(oracle, path)
+            try {
+              fs.appendFileSync(target, text)
+            } catch (error) {
+              if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
+              fs.mkdirSync(dirname(target), { recursive: true })
+              fs.appendFileSync(target, text)
+            }
+            return null
+          })
+          const actual = await outcomeOf(() =>
+            append(p(path), enc.encode(text), { durable: true }).then(() => null),
+          )
+          expect(actual, `append ${path}`).toEqual(expected)
+        }
+        for (const path of ['j/log.txt', 'k/l/m.txt'])
+          expect([...(await workspace.read(p(path)))], path).toEqual([
+            ...fs.readFileSync(join(oracle, path)),
+          ])
+        // The version it answers is the file's; a stale one, or ifAbsent, changes nothing.
+        const before = (await workspace.stat(p('j/log.txt')))!.version
+        const out = await append(p('j/log.txt'), enc.encode('!'), {
+          precondition: { ifVersion: before },
+        })
+        expect(out.created).toBe(false)
+        expect(out.version).toBe((await workspace.stat(p('j/log.txt')))!.version)
+        expect(out.version).not.toBe(before)
+        for (const precondition of [{ ifVersion: before }, { ifAbsent: true }])
+          await expect(
+            append(p('j/log.txt'), enc.encode('?'), { precondition }),
+          ).rejects.toMatchObject({ code: 'version_conflict' })
+        expect(new TextDecoder().decode(await workspace.read(p('j/log.txt')))).toBe(
+          'one\ntwo\né three!',
+        )
+        const made = await append(p('n.txt'), enc.encode('new'), {
+          precondition: { ifAbsent: true },
+          durable: true,
+        })
+        expect(made).toEqual({
+          created: true,
+          version: (await workspace.stat(p('n.txt')))!.version,
+        })
+      } finally {
+        fs.rmSync(oracle, { recursive: true, force: true })
+        await cleanup()
+      }
+    })
+
     it('checks write preconditions atomically and changes nothing on conflict', async () => {
       const { workspace, cleanup } = await create()
       try {

@@ -98,8 +98,7 @@ httpCases('Node server, local disk', local, {
   ],
 })
 fuzzCases('Node server, local disk', local)
-workflowCases('Node server, local disk', local, { sharedWorkspace: true, servesDuringDrive: true })
+workflowCases('Node server, local disk', local, { sharedWorkspace: true })
 workflowCases('Node server, memory workspace', memory, {
   sharedWorkspace: true,
-  servesDuringDrive: true,
 })

@@ -75,7 +75,6 @@ const STORE_TOOLS = [
 httpCases('Worker in workerd, R2 binding', starter('r2'), { tools: STORE_TOOLS })
 workflowCases('Worker in workerd, R2 binding, runs in the session object', starter('r2'), {
   sharedWorkspace: false,
-  servesDuringDrive: false,
 })
 httpCases('Worker in workerd, S3 settings (s3rver)', starter('s3'), {
   tools: STORE_TOOLS,
