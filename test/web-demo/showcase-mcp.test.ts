@@ -7,19 +7,11 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import {
-  gotoDemo,
-  openDemoBrowser,
-  startDemoServer,
-  type DemoBrowser,
-  type DemoServer,
-} from './demo-harness.ts'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { useDemo } from './demo-harness.ts'
 import { governedCall, governedResult, showPanel } from './showcase-helpers.ts'
 
 const script = fileURLToPath(new URL('../mcp-client/fixtures/stdio-server.mjs', import.meta.url))
-let server: DemoServer
-let demo: DemoBrowser
 let page: Page
 const dir = mkdtempSync(join(tmpdir(), 'isoagent-demo-showcase-mcp-'))
 writeFileSync(
@@ -27,18 +19,12 @@ writeFileSync(
   JSON.stringify({ mcpServers: { fx: { command: process.execPath, args: [script] } } }),
 )
 
-beforeAll(async () => {
-  server = await startDemoServer(['--workspace', dir, '--mcp-config', join(dir, 'mcp.json')])
-  demo = await openDemoBrowser()
-  page = demo.page
-  await gotoDemo(page, server.pageUrl('server'), 'server')
-}, 60_000)
-
-afterAll(async () => {
-  await demo?.close()
-  await server?.stop()
-  rmSync(dir, { recursive: true, force: true })
+const demo = useDemo({
+  args: ['--workspace', dir, '--mcp-config', join(dir, 'mcp.json')],
+  mode: 'server',
+  cleanup: () => rmSync(dir, { recursive: true, force: true }),
 })
+beforeAll(() => void ({ page } = demo))
 
 describe('MCP servers panel, server mode (Chromium)', () => {
   it('lists the configured server and the tools it publishes', async () => {
@@ -68,7 +54,7 @@ describe('MCP servers panel, server mode (Chromium)', () => {
   it('refuses a loopback URL for an added HTTP server, with the server’s reason', async () => {
     await showPanel(page, 'mcp')
     await page.fill('#mcp-name', 'local')
-    await page.fill('#mcp-url', `${server.url}/mcp`)
+    await page.fill('#mcp-url', `${demo.server.url}/mcp`)
     await page.click('#mcp-add')
     await page.waitForSelector('#mcp-result:has-text("Refused")')
     expect(await page.textContent('#mcp-result')).toMatch(/Refused \((400|422) /)

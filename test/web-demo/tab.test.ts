@@ -4,35 +4,18 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import {
-  editorText,
-  fillEditor,
-  gotoDemo,
-  openDemoBrowser,
-  openInEditor,
-  startDemoServer,
-  type DemoBrowser,
-  type DemoServer,
-} from './demo-harness.ts'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { editorText, fillEditor, openInEditor, useDemo } from './demo-harness.ts'
 
-let server: DemoServer
-let demo: DemoBrowser
 let page: Page
 const dir = mkdtempSync(join(tmpdir(), 'isoagent-demo-tab-'))
 
-beforeAll(async () => {
-  server = await startDemoServer(['--workspace', dir])
-  demo = await openDemoBrowser()
-  page = demo.page
-  await gotoDemo(page, server.pageUrl('tab'), 'tab')
-}, 60_000)
-
-afterAll(async () => {
-  await demo?.close()
-  await server?.stop()
-  rmSync(dir, { recursive: true, force: true })
+const demo = useDemo({
+  args: ['--workspace', dir],
+  mode: 'tab',
+  cleanup: () => rmSync(dir, { recursive: true, force: true }),
 })
+beforeAll(() => void ({ page } = demo))
 
 const openFile = (path: string) => openInEditor(page, path)
 
@@ -78,7 +61,7 @@ describe('web demo, this tab (Chromium)', () => {
   })
 
   it('keeps the file across a reload (IndexedDB), and grep finds it and opens it at the line', async () => {
-    await gotoDemo(page, server.pageUrl('tab'), 'tab')
+    await demo.reload()
     await openFile('notes/hello.txt')
     expect(await editorText(page)).toBe('alpha\nBETA-EDITED\ngamma')
 
