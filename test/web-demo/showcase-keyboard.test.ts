@@ -177,6 +177,10 @@ describe.each(['server', 'tab'] as const)(
       await enterOn(page, '#retrieval-run')
       await page.waitForSelector('#retrieval-result .result')
       await fits(page, '#panel-retrieval')
+      // This tab's embeddings endpoint form is reachable too.
+      if (mode === 'tab')
+        for (const id of ['#embed-url', '#embed-model', '#embed-key', '#embed-use'])
+          await tabTo(page, id)
     })
 
     it('MCP servers: the add form is reachable (server) or the panel says what it needs', async () => {
