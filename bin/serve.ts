@@ -17,7 +17,7 @@ Usage:
                  [--host 127.0.0.1] [--allowed-host NAME]... [--token T]
                  [--allow|--ask|--deny RULE]...
                  [--model-provider openai|anthropic [--model-base-url U] [--model M]]
-                 [--mcp-config FILE]
+                 [--mcp-config FILE] [--net-allow-host HOST]...
                  [--embeddings-url U --embeddings-model M] [--workflows]
 
 Options:
@@ -40,6 +40,11 @@ ${MODEL_USAGE}
       --mcp-config F  MCP servers every session connects, as .mcp.json ({ "mcpServers":
                       { name: { command, args, env } | { type: "http", url, headers } } });
                       default ./.mcp.json when present. Their tools: mcp__<name>__<tool>
+      --net-allow-host HOST
+                      a host or address literal (optionally HOST:PORT, repeatable) that
+                      network calls of the sessions may reach although it is private or
+                      loopback (net.allowHosts): an MCP server added over the HTTP API,
+                      download, web_search. Default none: private addresses are refused
 ${EMBEDDINGS_USAGE}
       --workflows     offer dynamic_workflow in every session, runs journalled in the
                       workspace (.a3s/workflow/<run_id>.jsonl, fsync'd) and driven again
@@ -116,6 +121,7 @@ export async function serveCommand(
         deny: { type: 'string', multiple: true },
         ...MODEL_OPTIONS,
         'mcp-config': { type: 'string' },
+        'net-allow-host': { type: 'string', multiple: true },
         ...EMBEDDINGS_OPTIONS,
         workflows: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
@@ -161,6 +167,7 @@ export async function serveCommand(
   const session = {
     ...(Object.keys(permissions).length > 0 ? { permissions } : {}),
     ...(mcpServers ? { mcpServers } : {}),
+    ...(values['net-allow-host'] ? { net: { allowHosts: values['net-allow-host'] } } : {}),
     ...(embedder.kind === 'embeddings' ? { retrieval: { embeddings: embedder.embeddings } } : {}),
     ...(values.workflows ? { workflows: {} } : {}),
   }

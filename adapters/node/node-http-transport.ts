@@ -60,11 +60,23 @@ interface AgentPair {
 
 const agents = new WeakMap<NetResolver, AgentPair>()
 
+type Undici = typeof import('undici')
+
 // undici loads at the first request: importing isoagent/node (the CLI) does not pay for it.
-let undici: Promise<typeof import('undici')> | undefined
+let undici: Promise<Undici> | undefined
+
+/**
+ * undici's exports. Node gives a CommonJS module's exports both as named exports and as
+ * `default`; the esbuild bundle of the CLI (dist/cli) gives only `default`, so read that first.
+ */
+function loadUndici(): Promise<Undici> {
+  return (undici ??= import('undici').then(
+    (m) => (m as Undici & { default?: Undici }).default ?? m,
+  ))
+}
 
 async function agentsFor(resolve: NetResolver): Promise<AgentPair> {
-  const { Agent } = await (undici ??= import('undici'))
+  const { Agent } = await loadUndici()
   let pair = agents.get(resolve)
   if (pair === undefined) {
     pair = {
@@ -87,7 +99,7 @@ export const nodeHttpTransport: HttpTransport = {
   addressCheck: 'resolved',
   async fetch(request) {
     const pair = await agentsFor(request.net.resolve ?? systemResolver)
-    const { request: undiciRequest } = await (undici ??= import('undici'))
+    const { request: undiciRequest } = await loadUndici()
     const dispatcher = hostAllowed(request.url, request.net.allowHosts)
       ? pair.trusting
       : pair.checking

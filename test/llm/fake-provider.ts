@@ -28,6 +28,9 @@ export type FakeStep =
       errorKind?: 'overloaded' | 'rate_limit' | 'invalid_request'
       finishReason?: string
       usage?: { input: number; output: number }
+      /** Keep the stream open after `holdAfterEvents` events (default 1) until this settles. */
+      hold?: Promise<void>
+      holdAfterEvents?: number
     }
   | { status: number; message?: string; headers?: Record<string, string> }
 
@@ -360,6 +363,7 @@ export async function startFakeProvider(script: FakeStep[] = []): Promise<FakePr
         return
       }
       if (step.delayMs) await sleep(step.delayMs)
+      if (step.hold && i === (step.holdAfterEvents ?? 1)) await step.hold
       if (res.destroyed) return
       res.write(events[i])
     }

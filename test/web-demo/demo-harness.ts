@@ -4,6 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
+import { afterAll, beforeAll } from 'vitest'
 import { CHROMIUM, MISSING_CHROMIUM } from '../runtime/chromium-launch.ts'
 
 const bin = fileURLToPath(new URL('../../bin/isoagent.mjs', import.meta.url))
@@ -135,4 +136,82 @@ export async function openInEditor(page: Page, path: string): Promise<void> {
       !document.getElementById('file-status')?.textContent?.startsWith('Reading'),
     path,
   )
+}
+
+/** What {@link useDemo} starts for a test file (or a `describe` block). */
+export interface DemoFixtureOptions {
+  /** The server's arguments (a workspace, rules), or a function giving them once the file's
+   * earlier `beforeAll` hooks ran (a fake started there). */
+  args?: string[] | (() => string[])
+  /** Environment variables of the server. */
+  env?: Record<string, string>
+  /** `serve` (default) or `start` (what `npm start` runs), as {@link startDemoServer}. */
+  entry?: 'serve' | 'start'
+  /** The mode the page opens in (and waits for). */
+  mode: 'tab' | 'server'
+  /** Put `&mode=` in the page URL (default true); false opens the URL the banner prints. */
+  modeInUrl?: boolean
+  viewport?: { width: number; height: number }
+  /** Run after the browser and the server stopped (remove temporary directories). */
+  cleanup?: () => void | Promise<void>
+}
+
+/** The running demo of a test file: its server, its browser and page, the page's errors. */
+export interface DemoFixture {
+  readonly server: DemoServer
+  readonly demo: DemoBrowser
+  readonly page: Page
+  /** Console errors and uncaught page errors so far. */
+  readonly errors: string[]
+  /** The page URL in the fixture's mode (or `mode`). */
+  url(mode?: 'tab' | 'server'): string
+  /** Load the page again in the fixture's mode (or `mode`) and wait until it is ready. */
+  reload(mode?: 'tab' | 'server'): Promise<void>
+}
+
+/**
+ * The set-up every demo test file shares, as vitest hooks of the file (or of the `describe` it is
+ * called in): `beforeAll` starts the built server with `options.args`, launches Chromium on a page
+ * that records console and page errors, and opens the demo in `options.mode`; `afterAll` closes
+ * the browser, stops the server and runs `options.cleanup`. The fields are read inside tests.
+ */
+export function useDemo(options: DemoFixtureOptions): DemoFixture {
+  let server: DemoServer | undefined
+  let demo: DemoBrowser | undefined
+  const ready = <T>(value: T | undefined, what: string): T => {
+    if (value === undefined) throw new Error(`useDemo: no ${what} yet (read it inside a test)`)
+    return value
+  }
+  const url = (mode = options.mode) =>
+    options.modeInUrl === false && mode === options.mode
+      ? ready(server, 'server').pageUrl()
+      : ready(server, 'server').pageUrl(mode)
+  const fixture: DemoFixture = {
+    get server() {
+      return ready(server, 'server')
+    },
+    get demo() {
+      return ready(demo, 'browser')
+    },
+    get page() {
+      return ready(demo, 'browser').page
+    },
+    get errors() {
+      return ready(demo, 'browser').errors
+    },
+    url,
+    reload: (mode = options.mode) => gotoDemo(fixture.page, url(mode), mode),
+  }
+  beforeAll(async () => {
+    const args = typeof options.args === 'function' ? options.args() : (options.args ?? [])
+    server = await startDemoServer(args, options.env, { entry: options.entry ?? 'serve' })
+    demo = await openDemoBrowser(options.viewport)
+    await fixture.reload()
+  }, 60_000)
+  afterAll(async () => {
+    await demo?.close()
+    await server?.stop()
+    await options.cleanup?.()
+  })
+  return fixture
 }

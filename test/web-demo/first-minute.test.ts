@@ -6,17 +6,8 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import {
-  editorText,
-  fillEditor,
-  gotoDemo,
-  openDemoBrowser,
-  openInEditor,
-  startDemoServer,
-  type DemoBrowser,
-  type DemoServer,
-} from './demo-harness.ts'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { editorText, fillEditor, openInEditor, useDemo } from './demo-harness.ts'
 
 const SAMPLE = join(import.meta.dirname, '../../examples/sample-project')
 const SLUGIFY = readFileSync(join(SAMPLE, 'src/slugify.ts'), 'utf8')
@@ -41,23 +32,16 @@ async function search(page: Page, query: string): Promise<void> {
 }
 
 describe.each(['tab', 'server'] as const)('the first minute, %s mode (Chromium)', (mode) => {
-  let server: DemoServer
-  let demo: DemoBrowser
   let page: Page
   /** The server's copy of the sample (start.mjs's temporary directory). */
   let served: string
 
-  beforeAll(async () => {
-    server = await startDemoServer([], {}, { entry: 'start' })
-    served = /Demo workspace: a copy of examples\/sample-project in (\S+)/.exec(server.banner)![1]!
-    demo = await openDemoBrowser()
+  const demo = useDemo({ entry: 'start', mode })
+  beforeAll(() => {
     page = demo.page
-    await gotoDemo(page, server.pageUrl(mode), mode)
-  }, 60_000)
-
-  afterAll(async () => {
-    await demo?.close()
-    await server?.stop()
+    served = /Demo workspace: a copy of examples\/sample-project in (\S+)/.exec(
+      demo.server.banner,
+    )![1]!
   })
 
   it('has the sample project on the first visit, README.md open and highlighted', async () => {
@@ -153,7 +137,7 @@ describe.each(['tab', 'server'] as const)('the first minute, %s mode (Chromium)'
   )
 
   it('works from the keyboard: Tab reaches the controls, Enter runs them, Escape closes', async () => {
-    await gotoDemo(page, server.pageUrl(mode), mode)
+    await demo.reload()
     await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur())
     const reached = new Set<string>()
     const order: string[] = []

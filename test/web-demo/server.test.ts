@@ -4,35 +4,22 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import {
-  fillEditor,
-  gotoDemo,
-  openDemoBrowser,
-  startDemoServer,
-  type DemoBrowser,
-  type DemoServer,
-} from './demo-harness.ts'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { fillEditor, useDemo } from './demo-harness.ts'
 
-let server: DemoServer
-let demo: DemoBrowser
 let page: Page
 const dir = mkdtempSync(join(tmpdir(), 'isoagent-demo-server-'))
 writeFileSync(join(dir, 'README.md'), '# served from disk\n')
 writeFileSync(join(dir, 'victim.txt'), 'do not delete\n')
 
-beforeAll(async () => {
-  server = await startDemoServer(['--workspace', dir, '--ask', 'bash(rm *)'])
-  demo = await openDemoBrowser()
-  page = demo.page
-  await gotoDemo(page, server.pageUrl(), 'server')
-}, 60_000)
-
-afterAll(async () => {
-  await demo?.close()
-  await server?.stop()
-  rmSync(dir, { recursive: true, force: true })
+// The URL the banner prints, without `&mode=`: a served demo opens in server mode.
+const demo = useDemo({
+  args: ['--workspace', dir, '--ask', 'bash(rm *)'],
+  mode: 'server',
+  modeInUrl: false,
+  cleanup: () => rmSync(dir, { recursive: true, force: true }),
 })
+beforeAll(() => void ({ page } = demo))
 
 async function bash(command: string): Promise<void> {
   await page.click('#tab-console')
@@ -43,25 +30,25 @@ async function bash(command: string): Promise<void> {
 
 describe('web demo, server mode (Chromium)', () => {
   it('serves the demo and its files without a token, with their content types', async () => {
-    const index = await fetch(`${server.url}/`)
+    const index = await fetch(`${demo.server.url}/`)
     expect(index.status).toBe(200)
     expect(index.headers.get('content-type')).toMatch(/^text\/html/)
     const html = await index.text()
     expect(html).toContain('<title>isoagent web demo</title>')
     const script = /src="\.\/(assets\/index-[^"]+\.js)"/.exec(html)![1]!
-    const js = await fetch(`${server.url}/${script}`)
+    const js = await fetch(`${demo.server.url}/${script}`)
     expect(js.headers.get('content-type')).toMatch(/^text\/javascript/)
     const wasmName = readdirSync(join(import.meta.dirname, '../../dist/web-demo/assets')).find(
       (f) => f.endsWith('.wasm'),
     )!
-    const wasm = await fetch(`${server.url}/assets/${wasmName}`)
+    const wasm = await fetch(`${demo.server.url}/assets/${wasmName}`)
     expect(wasm.status).toBe(200)
     expect(wasm.headers.get('content-type')).toBe('application/wasm')
     expect((await wasm.arrayBuffer()).byteLength).toBeGreaterThan(100_000)
     // The API keeps its token; a path outside the build is not served.
-    expect((await fetch(`${server.url}/v1/sessions`, { method: 'POST' })).status).toBe(401)
-    expect((await fetch(`${server.url}/assets/%2e%2e/%2e%2e/package.json`)).status).toBe(401)
-    expect((await fetch(`${server.url}/assets/nothing.js`)).status).toBe(401)
+    expect((await fetch(`${demo.server.url}/v1/sessions`, { method: 'POST' })).status).toBe(401)
+    expect((await fetch(`${demo.server.url}/assets/%2e%2e/%2e%2e/package.json`)).status).toBe(401)
+    expect((await fetch(`${demo.server.url}/assets/nothing.js`)).status).toBe(401)
   })
 
   it('lists bash among the tools and shows the server workspace', async () => {

@@ -7,18 +7,10 @@ import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startFakeEmbeddings, type FakeEmbeddings } from '../retrieval/fake-embeddings.ts'
-import {
-  gotoDemo,
-  openDemoBrowser,
-  startDemoServer,
-  type DemoBrowser,
-  type DemoServer,
-} from './demo-harness.ts'
+import { useDemo } from './demo-harness.ts'
 import { showPanel } from './showcase-helpers.ts'
 
 let fake: FakeEmbeddings
-let server: DemoServer
-let demo: DemoBrowser
 let page: Page
 const dir = mkdtempSync(join(tmpdir(), 'isoagent-demo-showcase-retrieval-'))
 writeFileSync(join(dir, 'lifecycle.ts'), 'export function shutdown() {\n  return 0\n}\n')
@@ -26,25 +18,22 @@ writeFileSync(join(dir, 'colours.ts'), 'export const paint = "blue"\n')
 
 beforeAll(async () => {
   fake = await startFakeEmbeddings()
-  server = await startDemoServer([
+})
+afterAll(() => fake?.close())
+
+const demo = useDemo({
+  args: () => [
     '--workspace',
     dir,
     '--embeddings-url',
     fake.url,
     '--embeddings-model',
     'fake-embedder',
-  ])
-  demo = await openDemoBrowser()
-  page = demo.page
-  await gotoDemo(page, server.pageUrl('server'), 'server')
-}, 60_000)
-
-afterAll(async () => {
-  await demo?.close()
-  await server?.stop()
-  await fake?.close()
-  rmSync(dir, { recursive: true, force: true })
+  ],
+  mode: 'server',
+  cleanup: () => rmSync(dir, { recursive: true, force: true }),
 })
+beforeAll(() => void ({ page } = demo))
 
 async function search(mode: string, query: string): Promise<string> {
   await page.selectOption('#retrieval-mode', mode)

@@ -6,18 +6,10 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import {
-  gotoDemo,
-  openDemoBrowser,
-  startDemoServer,
-  type DemoBrowser,
-  type DemoServer,
-} from './demo-harness.ts'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { useDemo } from './demo-harness.ts'
 import { BIG_TEXT, governedCall, governedResult, showPanel, tryRule } from './showcase-helpers.ts'
 
-let server: DemoServer
-let demo: DemoBrowser
 let page: Page
 const dir = mkdtempSync(join(tmpdir(), 'isoagent-demo-showcase-'))
 writeFileSync(join(dir, 'README.md'), '# showcase\n')
@@ -29,25 +21,12 @@ writeFileSync(
     'allowed-tools: read\n---\n\nRead README.md and say FIXTURE-SKILL-BODY.\n',
 )
 
-beforeAll(async () => {
-  server = await startDemoServer([
-    '--workspace',
-    dir,
-    '--deny',
-    'write(secrets/**)',
-    '--ask',
-    'write(private/**)',
-  ])
-  demo = await openDemoBrowser()
-  page = demo.page
-  await gotoDemo(page, server.pageUrl('server'), 'server')
-}, 60_000)
-
-afterAll(async () => {
-  await demo?.close()
-  await server?.stop()
-  rmSync(dir, { recursive: true, force: true })
+const demo = useDemo({
+  args: ['--workspace', dir, '--deny', 'write(secrets/**)', '--ask', 'write(private/**)'],
+  mode: 'server',
+  cleanup: () => rmSync(dir, { recursive: true, force: true }),
 })
+beforeAll(() => void ({ page } = demo))
 
 describe('showcase panels, server mode (Chromium)', () => {
   it("lists the server session's rules", async () => {

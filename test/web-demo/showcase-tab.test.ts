@@ -7,34 +7,20 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import {
-  gotoDemo,
-  openDemoBrowser,
-  startDemoServer,
-  type DemoBrowser,
-  type DemoServer,
-} from './demo-harness.ts'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { useDemo } from './demo-harness.ts'
 import { BIG_TEXT, governedCall, governedResult, showPanel, tryRule } from './showcase-helpers.ts'
 
-let server: DemoServer
-let demo: DemoBrowser
 let page: Page
 const dir = mkdtempSync(join(tmpdir(), 'isoagent-demo-showcase-tab-'))
 writeFileSync(join(dir, 'shared.txt'), 'on the server\n')
 
-beforeAll(async () => {
-  server = await startDemoServer(['--workspace', dir])
-  demo = await openDemoBrowser()
-  page = demo.page
-  await gotoDemo(page, server.pageUrl('tab'), 'tab')
-}, 60_000)
-
-afterAll(async () => {
-  await demo?.close()
-  await server?.stop()
-  rmSync(dir, { recursive: true, force: true })
+const demo = useDemo({
+  args: ['--workspace', dir],
+  mode: 'tab',
+  cleanup: () => rmSync(dir, { recursive: true, force: true }),
 })
+beforeAll(() => void ({ page } = demo))
 
 describe('showcase panels, this tab (Chromium)', () => {
   it('lists the tab session’s deny and ask rules', async () => {

@@ -4,35 +4,18 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import {
-  editorText,
-  fillEditor,
-  gotoDemo,
-  openDemoBrowser,
-  openInEditor,
-  startDemoServer,
-  type DemoBrowser,
-  type DemoServer,
-} from './demo-harness.ts'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { editorText, fillEditor, openInEditor, useDemo } from './demo-harness.ts'
 
-let server: DemoServer
-let demo: DemoBrowser
 let page: Page
 const dir = mkdtempSync(join(tmpdir(), 'isoagent-demo-tab-'))
 
-beforeAll(async () => {
-  server = await startDemoServer(['--workspace', dir])
-  demo = await openDemoBrowser()
-  page = demo.page
-  await gotoDemo(page, server.pageUrl('tab'), 'tab')
-}, 60_000)
-
-afterAll(async () => {
-  await demo?.close()
-  await server?.stop()
-  rmSync(dir, { recursive: true, force: true })
+const demo = useDemo({
+  args: ['--workspace', dir],
+  mode: 'tab',
+  cleanup: () => rmSync(dir, { recursive: true, force: true }),
 })
+beforeAll(() => void ({ page } = demo))
 
 const openFile = (path: string) => openInEditor(page, path)
 
@@ -78,7 +61,7 @@ describe('web demo, this tab (Chromium)', () => {
   })
 
   it('keeps the file across a reload (IndexedDB), and grep finds it and opens it at the line', async () => {
-    await gotoDemo(page, server.pageUrl('tab'), 'tab')
+    await demo.reload()
     await openFile('notes/hello.txt')
     expect(await editorText(page)).toBe('alpha\nBETA-EDITED\ngamma')
 
@@ -124,6 +107,43 @@ describe('web demo, this tab (Chromium)', () => {
     }
     expect(shown.doubled).toBe(42)
     expect(shown.files).toBeGreaterThanOrEqual(1)
+  })
+
+  it('opens the merge view’s collapsed unchanged lines from the keyboard', async () => {
+    const lines = Array.from({ length: 40 }, (_, i) => `line ${String(i + 1).padStart(2, '0')}`)
+    await page.click('#tab-file')
+    await page.fill('#open-path', 'notes/long.txt')
+    await page.click('#new-file')
+    await page.waitForSelector('#editor[data-path="notes/long.txt"]')
+    await fillEditor(page, lines.join('\n'))
+    await page.click('#review')
+    await page.click('#apply')
+    await page.waitForSelector('#file-status:has-text("Saved notes/long.txt")')
+    await fillEditor(page, lines.map((l, i) => (i === 19 ? 'line 20 CHANGED' : l)).join('\n'))
+    await page.click('#review')
+    const before = page.locator('#merge-view .cm-mergeView .cm-editor').nth(0)
+    await before.locator('.cm-collapsedLines').first().waitFor({ timeout: 10_000 })
+    // Lines 1-16 and 24-40 are folded away: line 01 is not drawn.
+    expect(await before.locator('.cm-collapsedLines').count()).toBe(2)
+    expect(await before.locator('.cm-line', { hasText: 'line 01' }).count()).toBe(0)
+    // Tab goes from the side's text to its first collapsed stretch, a button; Enter opens it.
+    await before.locator('.cm-content').focus()
+    await page.keyboard.press('Tab')
+    expect(
+      await page.evaluate(() => {
+        const a = document.activeElement
+        return a?.matches('.cm-collapsedLines') ? a.getAttribute('role') : a?.className
+      }),
+    ).toBe('button')
+    await page.keyboard.press('Enter')
+    await before.locator('.cm-line', { hasText: 'line 01' }).waitFor({ timeout: 10_000 })
+    expect(await before.locator('.cm-collapsedLines').count()).toBe(1)
+    // The focus is back on the text of that side, not lost to the page.
+    expect(
+      await page.evaluate(() =>
+        document.activeElement?.matches('#merge-view .cm-mergeView .cm-editor .cm-content'),
+      ),
+    ).toBe(true)
   })
 
   it('shows the typed error for a path outside the workspace', async () => {

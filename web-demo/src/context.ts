@@ -12,6 +12,11 @@ export interface DemoContext {
   openFile(path: string, line?: number): void
   /** Reload the file tree (after a write, an import, a checkout). */
   refreshTree(): void
+  /** List the session's tools again (after an MCP server was added): `tools` is updated in
+   * place and the listeners of {@link DemoContext.onToolsChanged} run. */
+  refreshTools(): Promise<void>
+  /** Call `listener` after each {@link DemoContext.refreshTools}. */
+  onToolsChanged(listener: () => void): void
 }
 
 /**

@@ -207,11 +207,20 @@ async function start(mode: ClientMode): Promise<void> {
   }
   const tools = await next.tools()
   const names = new Set(tools.map((t) => t.name))
+  const toolListeners: (() => void)[] = []
   const { file, all } = createPanels()
   const ctx: DemoContext = {
     client: next,
     tools,
     has: (name) => names.has(name),
+    refreshTools: async () => {
+      const now = await next.tools()
+      tools.splice(0, tools.length, ...now)
+      names.clear()
+      for (const t of now) names.add(t.name)
+      for (const listener of toolListeners) listener()
+    },
+    onToolsChanged: (listener) => void toolListeners.push(listener),
     openFile: (path, line) => {
       showTab(all, 'file')
       file.open(path, line)

@@ -3,6 +3,7 @@ import {
   Agent,
   WorkspacePath,
   browserWorkspace,
+  openAICompatibleEmbeddings,
   type AgentEvent,
   type LanguageModel,
   type Session,
@@ -11,6 +12,7 @@ import {
   type ToolResult,
   type WorkspaceServices,
 } from '../../adapters/browser/index.ts'
+import { loadEmbeddingsSettings } from './embeddings-settings.ts'
 import { clearWorkspace, isEmptyWorkspace, writeSample } from './sample/sample-project.ts'
 import type { PendingConfirmation, ToolClient } from './tool-client.ts'
 
@@ -28,6 +30,26 @@ export const TAB_PERMISSIONS = {
 
 /** Options of every in-tab session: the rules, and `dynamic_workflow` (journal in the workspace). */
 export const TAB_SESSION_OPTIONS = { permissions: TAB_PERMISSIONS, workflows: {} }
+
+/**
+ * The options of a new in-tab session: {@link TAB_SESSION_OPTIONS}, plus semantic retrieval when
+ * the user gave an embeddings endpoint in this tab (the semantic search panel); settings the
+ * client refuses leave it out (the panel then says that no provider is configured).
+ */
+function tabSessionOptions() {
+  const e = loadEmbeddingsSettings()
+  if (!e) return TAB_SESSION_OPTIONS
+  try {
+    const embeddings = openAICompatibleEmbeddings({
+      baseURL: e.baseURL,
+      model: e.model,
+      ...(e.apiKey ? { apiKey: e.apiKey } : {}),
+    })
+    return { ...TAB_SESSION_OPTIONS, retrieval: { embeddings } }
+  } catch {
+    return TAB_SESSION_OPTIONS
+  }
+}
 
 const READ_ONLY = new Set(['read', 'ls', 'search'])
 
@@ -63,7 +85,7 @@ export class TabClient implements ToolClient {
   static async open(): Promise<TabClient> {
     const lfs = new LightningFS(TAB_WORKSPACE_NAME)
     const workspace = browserWorkspace({ name: TAB_WORKSPACE_NAME, fs: lfs })
-    const session = await Agent.create().session(workspace, TAB_SESSION_OPTIONS)
+    const session = await Agent.create().session(workspace, tabSessionOptions())
     return new TabClient(lfs, session, workspace)
   }
 
@@ -80,7 +102,7 @@ export class TabClient implements ToolClient {
   async useModel(model: LanguageModel): Promise<void> {
     await this.closeChat()
     const workspace = browserWorkspace({ name: TAB_WORKSPACE_NAME, fs: this.lfs })
-    const session = await Agent.create({ model }).session(workspace, TAB_SESSION_OPTIONS)
+    const session = await Agent.create({ model }).session(workspace, tabSessionOptions())
     const stop = new AbortController()
     this.chat = { session, stop }
     void this.pump(session, stop.signal)

@@ -135,6 +135,11 @@ export function governancePanel(): Panel {
         { id: 'gov-tool' },
         ...ctx.tools.map((t) => h('option', { value: t.name }, t.name)),
       )
+      ctx.onToolsChanged(() => {
+        const picked = tool.value
+        replace(tool, ...ctx.tools.map((t) => h('option', { value: t.name }, t.name)))
+        tool.value = picked
+      })
       const args = h('textarea', { id: 'gov-args', rows: 4, spellcheck: 'false' })
       args.value = '{}'
       const out = h('div', { id: 'gov-result', 'aria-live': 'polite' })

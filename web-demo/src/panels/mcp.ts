@@ -113,6 +113,8 @@ export function mcpPanel(): Panel {
       const add = async () => {
         replace(out, note('info', 'Connecting…'))
         replace(out, note('info', await addServer(ctx.client as HttpClient, name.value, url.value)))
+        // The tool console and the governance panel list the new server's tools.
+        await ctx.refreshTools()
         await refresh()
       }
       void refresh()

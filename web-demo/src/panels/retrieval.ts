@@ -1,6 +1,11 @@
 import type { RetrievalStatus } from '../../../adapters/browser/index.ts'
 import { resultView, type DemoContext, type Panel } from '../context.ts'
 import { field, h, replace } from '../dom.ts'
+import {
+  loadEmbeddingsSettings,
+  saveEmbeddingsSettings,
+  type EmbeddingsSettings,
+} from '../embeddings-settings.ts'
 import { block, capabilityLayout, note, say } from './capability-layout.ts'
 import { sessionState } from './session-state.ts'
 
@@ -23,6 +28,66 @@ function offersMode(ctx: DemoContext, mode: string): boolean {
   const modes = (def?.parameters as { properties?: { mode?: { enum?: string[] } } } | undefined)
     ?.properties?.mode?.enum
   return modes?.includes(mode) ?? false
+}
+
+/**
+ * The in-tab embedder form: an OpenAI-compatible `/embeddings` endpoint, model and key kept in
+ * this tab's `sessionStorage`; **Use** saves them and reloads (a session gets its embedder when
+ * it opens), **Remove** forgets them.
+ */
+function tabEmbedderForm(): HTMLElement {
+  const saved = loadEmbeddingsSettings()
+  const url = h('input', {
+    id: 'embed-url',
+    type: 'url',
+    placeholder: 'https://api.openai.com/v1',
+    value: saved?.baseURL ?? '',
+  })
+  const model = h('input', {
+    id: 'embed-model',
+    type: 'text',
+    placeholder: 'text-embedding-3-small',
+    value: saved?.model ?? '',
+  })
+  const key = h('input', {
+    id: 'embed-key',
+    type: 'password',
+    autocomplete: 'off',
+    value: saved?.apiKey ?? '',
+  })
+  const problem = h('div', { id: 'embed-error', 'aria-live': 'assertive' })
+  const use = () => {
+    const settings: EmbeddingsSettings = {
+      baseURL: url.value.trim(),
+      model: model.value.trim(),
+      apiKey: key.value,
+    }
+    if (!/^https?:\/\//.test(settings.baseURL) || settings.model === '')
+      return replace(problem, note('missing', 'Enter an http(s) base URL and a model name.'))
+    saveEmbeddingsSettings(settings)
+    location.reload()
+  }
+  const remove = () => {
+    saveEmbeddingsSettings(undefined)
+    location.reload()
+  }
+  return block(
+    'Embeddings endpoint (this tab only)',
+    field(
+      'Base URL (OpenAI-compatible, POST …/embeddings)',
+      url,
+      'It must allow this page’s origin (CORS).',
+    ),
+    field('Model', model),
+    field('API key (kept in this tab only, sent only to the endpoint)', key),
+    h(
+      'div',
+      { class: 'row wrap' },
+      h('button', { type: 'button', id: 'embed-use', onclick: use }, 'Use this embedder (reloads)'),
+      saved ? h('button', { type: 'button', id: 'embed-remove', onclick: remove }, 'Remove') : null,
+    ),
+    problem,
+  )
 }
 
 /**
@@ -70,6 +135,7 @@ export function retrievalPanel(): Panel {
             ),
             out,
           ),
+          ctx.client.mode === 'tab' ? tabEmbedderForm() : null,
         ],
       })
       if (!enabled)
@@ -79,8 +145,12 @@ export function retrievalPanel(): Panel {
             'missing',
             'No embeddings provider is configured for this session, so semantic and hybrid ' +
               'answer with the typed error of the search tool ("this session did not enable ' +
-              'semantic retrieval"). A server enables them with isoagent serve --embeddings-url ' +
-              'URL --embeddings-model M; grep works everywhere.',
+              'semantic retrieval"). ' +
+              (ctx.client.mode === 'tab'
+                ? 'Give this tab an OpenAI-compatible embeddings endpoint below'
+                : 'A server enables them with isoagent serve --embeddings-url URL ' +
+                  '--embeddings-model M') +
+              '; grep works everywhere.',
           ),
         )
       const refresh = async () => {

@@ -8,16 +8,23 @@ export function toolConsolePanel(): Panel {
     id: 'console',
     title: 'Tool console',
     render(ctx: DemoContext) {
-      const list = h(
-        'ul',
-        { id: 'tool-list', class: 'tool-list', 'aria-label': 'Tools of this session' },
-        ...ctx.tools.map((t) => h('li', { 'data-tool': t.name }, t.name)),
-      )
-      const select = h(
-        'select',
-        { id: 'console-tool' },
-        ...ctx.tools.map((t) => h('option', { value: t.name }, t.name)),
-      )
+      const list = h('ul', {
+        id: 'tool-list',
+        class: 'tool-list',
+        'aria-label': 'Tools of this session',
+      })
+      const select = h('select', { id: 'console-tool' })
+      const count = h('h3', {})
+      /** (Re)list the session's tools, keeping the picked one when it is still there. */
+      const listTools = () => {
+        const picked = select.value
+        replace(list, ...ctx.tools.map((t) => h('li', { 'data-tool': t.name }, t.name)))
+        replace(select, ...ctx.tools.map((t) => h('option', { value: t.name }, t.name)))
+        count.textContent = `Tools (${ctx.tools.length})`
+        if (ctx.tools.some((t) => t.name === picked)) select.value = picked
+        return picked
+      }
+      listTools()
       const description = h('p', { class: 'tool-description' })
       const formHost = h('div', {})
       const raw = h('textarea', {
@@ -89,11 +96,14 @@ export function toolConsolePanel(): Panel {
         )
       }
       pick()
+      ctx.onToolsChanged(() => {
+        if (listTools() !== select.value) pick()
+      })
       return h(
         'section',
         { class: 'panel-body' },
         h('h2', {}, 'Tool console'),
-        h('h3', {}, `Tools (${ctx.tools.length})`),
+        count,
         list,
         h(
           'form',
