@@ -22,12 +22,6 @@ export interface NodeProgramRunnerOptions {
    * its thread is terminated. Default 250 ms.
    */
   killGraceMs?: number
-  /**
-   * Answers to a guest's tool calls through shared memory, the worker blocking in
-   * `Atomics.wait` for them instead of a turn of its event loop (`answer-channel.ts`); false:
-   * by message only. Default true.
-   */
-  sharedAnswers?: boolean
 }
 
 /** The Node.js program runner: guests in worker threads, terminated at their deadline. */
@@ -149,7 +143,6 @@ export function createNodeProgramRunner(options: NodeProgramRunnerOptions = {}):
     warmWorkers: Math.max(0, options.warmWorkers ?? 2),
     spawn: () => threadWorker((entry ??= workerEntry())),
     moduleOf: async (loader) => (await loader()).module ?? (await nodeQuickJs()).module!,
-    sharedAnswers: options.sharedAnswers ?? true,
   })
   return {
     async run(loader, program, inputsJson, limits, host) {
@@ -166,12 +159,7 @@ export function createNodeProgramRunner(options: NodeProgramRunnerOptions = {}):
       return driveGuest(
         slot.worker,
         { program, inputsJson, limits, host, startedAt },
-        {
-          graceMs,
-          unit: 'thread',
-          ...(slot.answers ? { answers: slot.answers } : {}),
-          release: (reusable) => pool.giveBack(slot, reusable),
-        },
+        { graceMs, unit: 'thread', release: (reusable) => pool.giveBack(slot, reusable) },
       )
     },
     async prewarm(loader = nodeQuickJs) {

@@ -2,7 +2,6 @@
 // the guest's `ctx` calls to the host's kernel and post their answers back batched per turn, and
 // end the run on `done`, on the worker's failure, at the deadline (plus a grace) or at
 // cancellation (an `abort`, then the worker terminated after the grace). Web-standard only.
-import type { AnswerWriter } from './answer-channel.ts'
 import type { GuestWorker, GuestWorkerFailure } from './guest-worker.ts'
 import type { ProgramWorkerCall, ProgramWorkerReply } from './program-worker-protocol.ts'
 import {
@@ -29,8 +28,6 @@ export interface DriveOptions {
   graceMs: number
   /** What the runtime calls a worker, in messages ("thread", "worker"). */
   unit: string
-  /** The worker's shared answer memory: answers written there when they fit. */
-  answers?: AnswerWriter
   /** Called once when the run ends: whether the worker may serve another run. */
   release(reusable: boolean): void
 }
@@ -120,10 +117,7 @@ export function driveGuest(
     /** Every answer that arrived in one turn goes to the worker in one message. */
     const flush = () => {
       if (settled || answers.length === 0) return
-      if (options.answers?.write(answers) !== true) {
-        worker.post({ type: 'answers', answers })
-        options.answers?.signal()
-      }
+      worker.post({ type: 'answers', answers })
       answers = []
     }
     const forward = (call: ProgramWorkerCall) => {
@@ -143,7 +137,6 @@ export function driveGuest(
     const onAbort = () => {
       if (settled) return
       worker.post({ type: 'abort' })
-      options.answers?.signal()
       abortTimer ??= setTimeout(() => stop('cancelled'), options.graceMs)
     }
 

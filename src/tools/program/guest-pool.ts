@@ -2,7 +2,6 @@
 // set of warm workers per QuickJS loader, at most `maxWorkers` alive, the oldest ready worker
 // lent first, a terminated one replaced off the caller's path. Web-standard only: the runtime
 // gives it workers through the `GuestWorker` port.
-import { AnswerWriter, answerChannelSupported, createAnswerBuffer } from './answer-channel.ts'
 import type { GuestWorker } from './guest-worker.ts'
 import type { ProgramWorkerReply } from './program-worker-protocol.ts'
 import type { QuickJsLoader } from './quickjs-loader.ts'
@@ -25,12 +24,6 @@ export interface GuestPoolOptions {
    * them all and set {@link GuestPool.disabled} (a browser page then runs programs itself).
    */
   disableOnStartFailure?: boolean
-  /**
-   * Give each worker shared memory for answers (`answer-channel.ts`), where the runtime has it
-   * and the worker may block (Node threads; a page's Web Workers would need cross-origin
-   * isolation).
-   */
-  sharedAnswers?: boolean
 }
 
 /** One worker of the pool. */
@@ -45,8 +38,6 @@ export interface GuestSlot {
   busy: boolean
   /** The worker failed before it said `ready`: its script could not start here. */
   startFailed: boolean
-  /** The host's end of the worker's shared answer memory, if it has one. */
-  answers?: AnswerWriter
 }
 
 /** Counts of a pool, for tests and benchmarks. */
@@ -116,9 +107,6 @@ export function createGuestPool(options: GuestPoolOptions): GuestPool {
       busy: false,
       startFailed: false,
     }
-    const shared = options.sharedAnswers === true && answerChannelSupported()
-    const buffer = shared ? createAnswerBuffer() : undefined
-    if (buffer !== undefined) slot.answers = new AnswerWriter(buffer)
     counts.spawned++
     alive.add(slot)
     watch(slot, () => {
@@ -132,12 +120,7 @@ export function createGuestPool(options: GuestPoolOptions): GuestPool {
     worker.hold?.(false)
     // The worker starts while QuickJS may still be compiling here; the module follows when ready.
     module(loader).then(
-      (compiled) =>
-        worker.post({
-          type: 'init',
-          ...(compiled ? { module: compiled } : {}),
-          ...(buffer ? { answers: buffer } : {}),
-        }),
+      (compiled) => worker.post({ type: 'init', ...(compiled ? { module: compiled } : {}) }),
       () => {},
     )
     return slot

@@ -8,12 +8,7 @@ export type ProgramWorkerRequest =
    * The first message: the compiled QuickJS module to instantiate, or none (the worker then
    * loads QuickJS by itself, as `importQuickJs` does).
    */
-  | {
-      type: 'init'
-      module?: WebAssembly.Module
-      /** Shared memory the host writes answers into (`answer-channel.ts`); absent: messages only. */
-      answers?: SharedArrayBuffer
-    }
+  | { type: 'init'; module?: WebAssembly.Module }
   | { type: 'run'; program: ProgramSource; inputsJson: string; limits: ProgramLimits }
   /** Answers to the guest's tool calls, batched: every answer that arrived in one turn. */
   | { type: 'answers'; answers: { id: number; json: string }[] }

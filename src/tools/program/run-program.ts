@@ -48,14 +48,6 @@ export interface ProgramHost {
    * answers its host first and frees the runtime while the host goes on).
    */
   onOutcome?: (outcome: ProgramOutcome) => void
-  /**
-   * Block up to `timeoutMs` for answers to the calls made through {@link callRaw} and hand them
-   * over (their promises resolve at the next microtask); false when none came and the run must
-   * wait in its event loop (a worker reading answers from shared memory, `answer-channel.ts`).
-   */
-  waitAnswers?: (timeoutMs: number) => boolean
-  /** With {@link waitAnswers}: resolves when answers may have arrived while in the event loop. */
-  answersChanged?: () => Promise<void>
 }
 
 /** The script to run. */
@@ -391,23 +383,11 @@ async function pump(run: Run): Promise<void> {
       })
       return
     }
-    await answered(run)
+    await new Promise<void>((resolve) => {
+      run.wake = resolve
+    })
     run.wake = () => {}
   }
-}
-
-/**
- * Wait until an answer arrives or the run stops: blocking on the host's shared memory when it
- * offers it (no turn of the event loop), else in the event loop.
- */
-function answered(run: Run): Promise<void> {
-  const { host } = run
-  const woken = new Promise<void>((resolve) => {
-    run.wake = resolve
-  })
-  if (host.waitAnswers === undefined) return woken
-  if (host.waitAnswers(Math.max(0, run.deadline - run.now()))) return woken
-  return Promise.race([woken, host.answersChanged?.() ?? woken])
 }
 
 /** The host failed inside QuickJS (a wasm trap): the instance is not reused. */

@@ -7,7 +7,6 @@ import { importQuickJs, type QuickJsLoader } from './quickjs-loader.ts'
 import { poolFor, type QuickJsPool } from './quickjs-pool.ts'
 import { prepareGuest, type Guest } from './guest.ts'
 import { runProgram } from './run-program.ts'
-import { AnswerReader, type ChannelAnswer } from './answer-channel.ts'
 
 /** A loader over the module the host posted, or QuickJS's own loading when it posted none. */
 function loaderFor(module: WebAssembly.Module | undefined): QuickJsLoader {
@@ -50,31 +49,7 @@ export function serveProgramWorker(port: ProgramWorkerPort): void {
       if (calls.push({ id, name, argsJson }) === 1) queueMicrotask(flushCalls)
     })
 
-  let reader: AnswerReader | undefined
-  const resolveAnswers = (answers: ChannelAnswer[]): boolean => {
-    let matched = false
-    for (const { id, json } of answers) {
-      const resolve = waiting.get(id)
-      waiting.delete(id)
-      if (resolve !== undefined) matched = true
-      resolve?.(json)
-    }
-    return matched
-  }
-  /** Post the calls made so far, then block for answers in shared memory. */
-  const waitAnswers = (timeoutMs: number): boolean => {
-    flushCalls()
-    const until = Date.now() + timeoutMs
-    for (;;) {
-      const answers = reader!.wait(until - Date.now())
-      if (answers === undefined) return false
-      // A batch of a finished run's calls only: wait on.
-      if (resolveAnswers(answers)) return true
-    }
-  }
-
-  const init = (module: WebAssembly.Module | undefined, answers?: SharedArrayBuffer) => {
-    reader = answers === undefined ? undefined : new AnswerReader(answers)
+  const init = (module: WebAssembly.Module | undefined) => {
     pool = poolFor(loaderFor(module))
     // A guest ready before the first program arrives (QuickJS loads off the host's thread).
     void prepareNext(pool).then(
@@ -104,7 +79,6 @@ export function serveProgramWorker(port: ProgramWorkerPort): void {
         signal: controller.signal,
         callTool: () => Promise.reject(new Error('tool calls go through callRaw')),
         callRaw,
-        ...(reader === undefined ? {} : { waitAnswers, answersChanged: () => reader!.changed() }),
         onOutcome: (outcome) => {
           waiting.clear()
           calls = []
@@ -120,10 +94,14 @@ export function serveProgramWorker(port: ProgramWorkerPort): void {
   port.listen((request) => {
     switch (request.type) {
       case 'init':
-        init(request.module, request.answers)
+        init(request.module)
         return
       case 'answers':
-        resolveAnswers(request.answers)
+        for (const { id, json } of request.answers) {
+          const resolve = waiting.get(id)
+          waiting.delete(id)
+          resolve?.(json)
+        }
         return
       case 'abort':
         controller.abort()
