@@ -6,16 +6,12 @@
 // next program runs; the whole program suite passes through the worker; a worker that cannot
 // start leaves programs running in the page with native-loop bounds.
 import { existsSync } from 'node:fs'
-import { readFile } from 'node:fs/promises'
-import { createServer, type Server } from 'node:http'
-import { createRequire } from 'node:module'
-import type { AddressInfo } from 'node:net'
-import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { CHROMIUM, launchChromium, MISSING_CHROMIUM } from '../runtime/chromium-launch.ts'
+import { CHROMIUM, MISSING_CHROMIUM } from '../runtime/chromium-launch.ts'
 import { bundle, nodeSpecifiers } from '../runtime/bundle.ts'
 import { HOSTILE } from './hostile-cases.ts'
-import { programCases, type ProgramCaseResult } from './program-cases.ts'
+import { programCases } from './program-cases.ts'
+import { openProgramPage, type ProgramPage } from './program-page.ts'
 
 const ENTRY = `
 import {
@@ -75,13 +71,6 @@ globalThis.withMissingWorker = async (sources) => {
 globalThis.ready = true
 `
 
-const PAGE = `<!doctype html>
-<html>
-  <head><meta charset="utf-8"><link rel="icon" href="data:,"><title>isoagent program worker</title></head>
-  <body><script type="module" src="/program.js"></script></body>
-</html>
-`
-
 interface ToolReply {
   output: string
   exitCode: number
@@ -102,60 +91,32 @@ it(`has Debian Chromium at ${CHROMIUM}`, () => {
 })
 
 describe('program in a Web Worker (Chromium)', () => {
-  let server: Server | undefined
-  let browser: Browser | undefined
-  let page: Page
-  let code = ''
+  let opened: ProgramPage | undefined
   let workerCode = ''
-  const pageErrors: string[] = []
-  const requests: string[] = []
+  const at = () => opened!
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(MISSING_CHROMIUM)
-    code = await bundle({ contents: ENTRY, resolveDir: import.meta.dirname, target: 'browser' })
     workerCode = await bundle({ entry: 'adapters/browser/program-worker.ts', target: 'browser' })
-    const wasm = await readFile(
-      createRequire(import.meta.url).resolve('@jitl/quickjs-wasmfile-release-sync/wasm'),
-    )
-    const js = { 'content-type': 'text/javascript; charset=utf-8' }
-    server = createServer((req, res) => {
-      const path = new URL(req.url ?? '/', 'http://127.0.0.1').pathname
-      requests.push(path)
-      if (path === '/') res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(PAGE)
-      else if (path === '/program.js') res.writeHead(200, js).end(code)
-      else if (path === '/program-worker.js') res.writeHead(200, js).end(workerCode)
-      else if (path === '/emscripten-module.wasm')
-        res.writeHead(200, { 'content-type': 'application/wasm' }).end(wasm)
-      else res.writeHead(404, { 'content-type': 'text/plain' }).end('not found')
+    opened = await openProgramPage({
+      entry: ENTRY,
+      title: 'isoagent program worker',
+      readyGlobal: 'ready',
+      scripts: { '/program-worker.js': workerCode },
     })
-    await new Promise<void>((done, fail) => {
-      server!.once('error', fail)
-      server!.listen(0, '127.0.0.1', done)
-    })
-    const { port } = server.address() as AddressInfo
-    browser = await launchChromium()
-    page = await browser.newPage()
-    page.on('pageerror', (error) => pageErrors.push(error.message))
-    page.on('console', (message) => {
-      if (message.type() === 'error') pageErrors.push(message.text())
-    })
-    await page.goto(`http://127.0.0.1:${port}/`)
-    await page.waitForFunction(() => 'ready' in globalThis, undefined, { timeout: 20_000 })
   }, 120_000)
 
   afterAll(async () => {
-    await browser?.close()
-    await new Promise<void>((done) => (server ? server.close(() => done()) : done()))
+    await opened?.close()
   })
 
   it('bundles the page and the worker with no Node built-in', () => {
-    expect(nodeSpecifiers(code)).toEqual([])
+    expect(nodeSpecifiers(at().code)).toEqual([])
     expect(nodeSpecifiers(workerCode)).toEqual([])
-    expect(code).toContain('program-worker.js')
+    expect(at().code).toContain('program-worker.js')
   })
 
   const lagRun = (source: string, timeoutMs: number): Promise<LagRun> =>
-    page.evaluate(
+    at().page.evaluate(
       ([s, t]) =>
         (
           globalThis as unknown as { programWithLag(s: string, t: number): Promise<LagRun> }
@@ -168,7 +129,7 @@ describe('program in a Web Worker (Chromium)', () => {
     expect(run.result.exitCode, run.result.output).toBe(0)
     expect(run.result.output).toBe('     1\talpha')
     expect(run.stats.spawned).toBeGreaterThanOrEqual(1)
-    expect(requests).toContain('/program-worker.js')
+    expect(at().requests).toContain('/program-worker.js')
   }, 60_000)
 
   for (const source of HOSTILE) {
@@ -188,36 +149,22 @@ describe('program in a Web Worker (Chromium)', () => {
     }, 60_000)
   }
 
-  const runCase = async (name: string, loader = 'default'): Promise<ProgramCaseResult> => {
-    const results = await page.evaluate(
-      ([n, l]) =>
-        (
-          globalThis as unknown as {
-            runProgramCase(n: string, l: string): Promise<ProgramCaseResult[]>
-          }
-        ).runProgramCase(n, l),
-      [name, loader] as const,
-    )
-    expect(results).toHaveLength(1)
-    return results[0]!
-  }
-
   for (const c of programCases) {
     it(`suite in the worker: ${c.name}`, async () => {
-      const result = await runCase(c.name)
+      const result = await at().runCase(c.name)
       expect(result.error ?? '').toBe('')
       expect(result.ok).toBe(true)
     }, 300_000)
   }
 
   it('a module the page compiled itself is posted to the workers', async () => {
-    const result = await runCase(programCases[0]!.name, 'compiled')
+    const result = await at().runCase(programCases[0]!.name, 'compiled')
     expect(result.error ?? '').toBe('')
-    expect(pageErrors).toEqual([])
+    expect(at().pageErrors).toEqual([])
   }, 60_000)
 
   it('a worker that cannot start: programs run in the page, native loops bounded', async () => {
-    const { results, stats } = await page.evaluate(
+    const { results, stats } = await at().page.evaluate(
       (sources) =>
         (
           globalThis as unknown as {
