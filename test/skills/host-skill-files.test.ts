@@ -5,7 +5,11 @@
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createMcpServer } from '../../edge/mcp/index.ts'
+import { streamableServer } from '../mcp-client/http-servers.ts'
 import { Agent, SKILL_LIMITS, type Session } from '../../adapters/index.ts'
 import { hostSkillDirs, localWorkspace } from '../../adapters/node/index.ts'
 
@@ -128,5 +132,38 @@ describe('host skill files through skill:// (Node)', () => {
     expect(read.output).toBe('     1\tprint("hi")')
     const viaUri = await session.tool('read', { file_path: 'skill://local/helper.py' })
     expect(viaUri).toMatchObject({ exitCode: 1, errorKind: { type: 'not_found' } })
+  })
+
+  it('serves the same files as MCP skill:// resources, bounded', async () => {
+    const http = await streamableServer(() => createMcpServer(session))
+    const client = new Client({ name: 'host-skills', version: '0' })
+    try {
+      await client.connect(new StreamableHTTPClientTransport(new URL(http.url)))
+      const { resources } = await client.listResources()
+      const uris = resources.map((r) => r.uri).filter((u) => u.startsWith('skill://deploy/'))
+      expect(uris).toEqual([
+        'skill://deploy/SKILL.md',
+        'skill://deploy/big.txt',
+        'skill://deploy/refs/my%20notes.md',
+        'skill://deploy/scripts/run.sh',
+      ])
+      const script = await client.readResource({ uri: 'skill://deploy/scripts/run.sh' })
+      expect(script.contents).toEqual([
+        {
+          uri: 'skill://deploy/scripts/run.sh',
+          mimeType: 'text/x-shellscript',
+          text: '#!/bin/sh\necho deploy\n',
+        },
+      ])
+      await expect(client.readResource({ uri: 'skill://deploy/big.txt' })).rejects.toThrow(
+        /too large \(over 8388608 bytes\)/,
+      )
+      await expect(client.readResource({ uri: 'skill://deploy/refs/escape.txt' })).rejects.toThrow(
+        /Resource not found/,
+      )
+    } finally {
+      await client.close()
+      await http.close()
+    }
   })
 })
