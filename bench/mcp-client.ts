@@ -2,7 +2,9 @@
 // projection, result mapping) against the same SDK `Client.callTool` made directly on its own
 // connection to the same server, over stdio and over loopback Streamable HTTP. Calls of the two
 // sides alternate one by one, so load from other processes lands on both alike; p50 and p99 of
-// single-call latencies are reported with their ratios (goal: ours ≤ 1.2× the direct call).
+// single-call latencies are reported with their ratios (goal: ours ≤ 1.2× the direct call), and
+// the client process's CPU time per call (user + system around each call): on a loaded machine
+// the wall-clock ratio mostly measures the scheduler, the CPU time still what each side does.
 //
 //   npx tsx bench/mcp-client.ts
 import { performance } from 'node:perf_hooks'
@@ -39,12 +41,16 @@ async function measure(label: string, config: McpServerConfig, direct: Transport
   }
   const a: number[] = []
   const b: number[] = []
+  const cpu = [0, 0]
   for (let i = 0; i < CALLS; i++) {
     const first = i % 2 === 0
     for (const side of first ? [0, 1] : [1, 0]) {
+      const c = process.cpuUsage()
       const t = performance.now()
       const r = side === 0 ? await ours() : await peer()
       const ms = performance.now() - t
+      const used = process.cpuUsage(c)
+      cpu[side]! += used.user + used.system
       ;(side === 0 ? a : b).push(ms)
       if (side === 0 && (r as { exitCode: number }).exitCode !== 0) throw new Error('call failed')
     }
@@ -58,6 +64,10 @@ async function measure(label: string, config: McpServerConfig, direct: Transport
   }
   console.log(`| ${label.padEnd(5)} | p50 | ${row(0.5)} |`)
   console.log(`| ${label.padEnd(5)} | p99 | ${row(0.99)} |`)
+  const [o, p] = cpu.map((us) => us / CALLS) as [number, number]
+  console.log(
+    `| ${label.padEnd(5)} | cpu | ${o.toFixed(0).padStart(7)} µs ${p.toFixed(0).padStart(7)} µs ${(o / p).toFixed(2).padStart(6)}× |`,
+  )
   await client.close()
   await session.close()
 }

@@ -9,6 +9,43 @@ export const MCP_STDIO_MAX_LINE_BYTES = 48 * 1024 * 1024
 /** How long a server gets after SIGTERM before its process group is killed. */
 export const MCP_STDIO_KILL_GRACE_MS = 1000
 const STDERR_TAIL = 2048
+const OPEN_BRACE = 0x7b
+const CR = 0x0d
+/** Bytes `String.prototype.trimStart` drops before a message's `{` (ASCII whitespace, BOM aside). */
+const WHITESPACE = new Set([0x20, 0x09, 0x0a, 0x0b, 0x0c, 0x0d])
+
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v)
+
+const isRequestId = (id: unknown) =>
+  typeof id === 'string' || (typeof id === 'number' && Number.isSafeInteger(id))
+
+/**
+ * Whether `value` is a JSON-RPC message of the plain shapes the SDK's `JSONRPCMessageSchema`
+ * accepts, checked by hand: a result `{ jsonrpc, id, result }` or a request or notification
+ * `{ jsonrpc, id?, method, params? }`, without `_meta` (whose fields the schema types). Exactly
+ * those keys: the schema's objects are strict. `false` is "not sure", not "invalid": the caller
+ * then parses with the schema, which copies the whole message through zod on every line.
+ */
+export function plainMessage(value: unknown): value is JSONRPCMessage {
+  if (!isRecord(value) || value.jsonrpc !== '2.0') return false
+  let keys = 1
+  if ('id' in value) {
+    if (!isRequestId(value.id)) return false
+    keys++
+  }
+  if ('result' in value) {
+    const result = value.result
+    return keys === 2 && Object.keys(value).length === 3 && isRecord(result) && !('_meta' in result)
+  }
+  if (typeof value.method !== 'string') return false
+  keys++
+  if ('params' in value) {
+    if (!isRecord(value.params) || '_meta' in value.params) return false
+    keys++
+  }
+  return Object.keys(value).length === keys
+}
 
 /**
  * The MCP stdio transport of Node: the server runs in its own process group (`detached`), its
@@ -83,8 +120,9 @@ export class NodeStdioMcpTransport implements Transport {
   private read(chunk: Buffer): void {
     let start = 0
     for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, start)) {
-      this.chunks.push(chunk.subarray(start, i))
-      const line = Buffer.concat(this.chunks).toString('utf8').replace(/\r$/, '')
+      const tail = chunk.subarray(start, i)
+      // A line in one chunk (the usual case) is decoded in place, without a copy.
+      const line = this.chunks.length === 0 ? tail : Buffer.concat([...this.chunks, tail])
       this.chunks = []
       this.size = 0
       start = i + 1
@@ -99,12 +137,17 @@ export class NodeStdioMcpTransport implements Transport {
     }
   }
 
-  private line(line: string): void {
+  private line(bytes: Buffer): void {
+    let from = 0
+    while (from < bytes.length && WHITESPACE.has(bytes[from]!)) from++
     // A server's log output on stdout: not a message, not an error either.
-    if (!line.trimStart().startsWith('{')) return
+    if (bytes[from] !== OPEN_BRACE) return
+    const end = bytes[bytes.length - 1] === CR ? bytes.length - 1 : bytes.length
     let message: JSONRPCMessage
     try {
-      message = this.messages!.parse(JSON.parse(line))
+      const value: unknown = JSON.parse(bytes.toString('utf8', from, end))
+      // The common shapes are checked by hand; anything else goes through the SDK's schema.
+      message = plainMessage(value) ? value : this.messages!.parse(value)
     } catch {
       this.fail(new Error('the server wrote invalid JSON-RPC on stdout'))
       return

@@ -8,7 +8,7 @@ import {
   type Resource,
 } from '@modelcontextprotocol/sdk/types.js'
 import { stringify } from 'yaml'
-import { SKILL_LIMITS, type Session, type SkillEntry } from '../../adapters/index.ts'
+import { IsoagentError, SKILL_LIMITS, type Session, type SkillEntry } from '../../adapters/index.ts'
 
 /** The URI scheme of skill resources: `skill://<name>/SKILL.md` and `skill://<name>/<file>`. */
 export const SKILL_URI_SCHEME = 'skill://'
@@ -64,13 +64,49 @@ function folderOf(entry: SkillEntry): string | undefined {
   return slash < 0 ? '' : path.slice(0, slash)
 }
 
-/** The bundled files of a skill: [relative path, workspace path]. */
-async function bundled(entry: SkillEntry): Promise<[string, string][]> {
+/** Reads at most `max` bytes of one bundled file; an MCP error naming `uri` when larger. */
+type BundledRead = (session: Session, uri: string, max: number) => Promise<Uint8Array>
+
+/**
+ * The bundled files of a skill: [relative path, reader]. A workspace skill's are read through
+ * the session's workspace; a host skill's (listed as `skill://<name>/<file>`) through its entry's
+ * `readFile`, which keeps to the skill's folder.
+ */
+async function bundled(entry: SkillEntry): Promise<[string, BundledRead][]> {
   const folder = folderOf(entry)
-  if (folder === undefined) return []
+  if (folder === undefined) return hostBundled(entry)
   const { files } = await entry.loadBody()
   const prefix = folder === '' ? '' : folder + '/'
-  return files.filter((f) => f.startsWith(prefix)).map((f) => [f.slice(prefix.length), f])
+  return files
+    .filter((f) => f.startsWith(prefix))
+    .map((f) => [f.slice(prefix.length), (session, uri, max) => readBounded(session, f, uri, max)])
+}
+
+async function hostBundled(entry: SkillEntry): Promise<[string, BundledRead][]> {
+  const readFile = entry.readFile?.bind(entry)
+  if (entry.source.kind !== 'host' || readFile === undefined) return []
+  const { files } = await entry.loadBody()
+  const own = SKILL_URI_SCHEME + entry.skill.name + '/'
+  return files
+    .filter((f) => f.startsWith(own))
+    .map((f) => parseSkillUri(f)?.relative)
+    .filter((relative): relative is string => relative !== undefined)
+    .map((relative) => [
+      relative,
+      async (_session, uri, max) => {
+        try {
+          return await readFile(relative, max)
+        } catch (error) {
+          if (IsoagentError.is(error, 'too_large'))
+            throw new McpError(
+              ErrorCode.InvalidParams,
+              `Resource too large (over ${max} bytes): ${uri}`,
+              { uri },
+            )
+          throw notFound(uri)
+        }
+      },
+    ])
 }
 
 /** The front matter a skill given in code would have in a SKILL.md. */
@@ -162,7 +198,7 @@ export async function readSkillResource(
   // Only a file the skill bundles (listed by its registry entry) is served: no path escapes.
   const file = (await bundled(entry)).find(([relative]) => relative === parsed.relative)
   if (file === undefined) throw notFound(uri)
-  const bytes = await readBounded(session, file[1], uri, MAX_SKILL_RESOURCE_BYTES)
+  const bytes = await file[1](session, uri, MAX_SKILL_RESOURCE_BYTES)
   const mimeType = mimeOf(parsed.relative)
   const typed = mimeType !== undefined ? { mimeType } : {}
   try {

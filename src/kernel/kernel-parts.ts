@@ -30,6 +30,8 @@ export interface KernelParts {
   readonly closing: AbortSignal
   /** The root paths are contained in (the workspace's local root, else `/`). */
   readonly root: string
+  /** Where tools read `skill://` files from (set by the session's skills, see `Kernel`). */
+  readonly skillFiles: { read?: (uri: string) => Promise<Uint8Array> }
   /** Run a call from the start (nested calls re-enter here). */
   invoke(request: InvokeRequest): Promise<ToolResult>
 }

@@ -79,6 +79,7 @@ export class Kernel {
       carryover: this.carryover,
       closing: this.closing.signal,
       root: workspace.capabilities.localRoot ?? '/',
+      skillFiles: {},
       invoke: (request) => this.invoke(request),
     }
   }
@@ -146,6 +147,14 @@ export class Kernel {
    */
   addTool(tool: ToolSpec<Record<string, unknown>>): void {
     this.tools.set(tool.name, tool)
+  }
+
+  /**
+   * How tools (`read`) open `skill://<name>/<file>` paths: the session's skill registry, which
+   * serves host skills' bundled files read-only. Without it such paths are `not_found`.
+   */
+  setSkillFileReader(read: ((uri: string) => Promise<Uint8Array>) | undefined): void {
+    this.parts.skillFiles.read = read
   }
 
   /** See {@link PermissionPolicy.setDefaultAsk}: tools that ask when no rule decides them. */

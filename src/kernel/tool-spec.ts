@@ -74,6 +74,11 @@ export interface ToolContext {
    * their own output to a head and a tail fit in it, so the projection never cuts their tail.
    */
   outputLimitBytes: number
+  /**
+   * The bytes of a skill's bundled file named `skill://<name>/<file>` (read-only, contained in
+   * the skill's folder, capped; typed `IsoagentError` otherwise), when the session has skills.
+   */
+  readSkillFile?: (uri: string) => Promise<Uint8Array>
 }
 
 /** One tool: its model-facing contract and its implementation. */

@@ -2,6 +2,7 @@ import { Validator } from '@cfworker/json-schema'
 import type { Tool } from '@modelcontextprotocol/sdk/types.js'
 import { MUTATING, READ_ONLY, type JsonSchema, type ToolSpec } from '../kernel/tool-spec.ts'
 import type { ArtifactStore } from '../projection/artifact-store.ts'
+import { fastSchemaCheck } from './fast-schema-check.ts'
 import type { McpConnection } from './mcp-connection.ts'
 import { confirmationReason } from './mcp-gating.ts'
 import { mapCallResult } from './mcp-result.ts'
@@ -17,7 +18,7 @@ export interface McpToolEntry {
 
 /**
  * The kernel tool `published` for `tool` of `connection`: the server's `inputSchema` (validated
- * by the kernel through an interpreting validator), scheduling from the annotations (read-only
+ * by the kernel through an interpreting validator, after a fast check for flat schemas), scheduling from the annotations (read-only
  * tools run in parallel), the connection's deadline as the tool's own. Throws when the schema
  * does not compile (the caller skips such a tool).
  */
@@ -33,6 +34,8 @@ export function mcpToolEntry(
     '2020-12',
     true,
   )
+  // Flat schemas (most tools') are checked by a few lookups; the validator decides the rest.
+  const certainlyValid = fastSchemaCheck(schema)
   const a = tool.annotations ?? {}
   const readOnly = a.readOnlyHint === true && a.destructiveHint !== true
   const description =
@@ -46,6 +49,7 @@ export function mcpToolEntry(
       ? { ...READ_ONLY, supports_pagination: false, max_parallelism: 8 }
       : { ...MUTATING, idempotent: a.idempotentHint === true },
     validate(args) {
+      if (certainlyValid?.(args) === true) return undefined
       const result = validator.validate(args)
       if (result.valid) return undefined
       const first = result.errors[result.errors.length - 1]

@@ -2,12 +2,14 @@ import type { Kernel } from '../kernel/kernel.ts'
 import type { LanguageModel } from '../llm/language-model.ts'
 import { skillCatalog } from './search-skills.ts'
 import { SKILL_LIMITS } from './skill.ts'
+import { readSkillFile } from './skill-files.ts'
 import type { SkillRegistry } from './skill-registry.ts'
 import { createSearchSkillsTool, createSkillTool, type SkillHost } from './skill-tools.ts'
 
 /**
  * Wire a registry into a session's kernel: `search_skills` and `Skill` are offered exactly while
- * at least one discoverable skill exists (re-checked after every add or remove).
+ * at least one discoverable skill exists (re-checked after every add or remove); `read` opens
+ * host skills' bundled files by their `skill://<name>/<file>` paths.
  */
 export function attachSkills(
   kernel: Kernel,
@@ -36,6 +38,7 @@ export function attachSkills(
   }
   registry.onChange(sync)
   sync()
+  kernel.setSkillFileReader((uri) => readSkillFile(registry, uri))
 }
 
 /**

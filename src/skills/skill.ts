@@ -35,8 +35,18 @@ export interface SkillEntry {
   source: SkillSource
   /** The body's first few KiB, for search scoring (the whole body loads on use). */
   bodyHead?: string
-  /** Files bundled beside a `dir/SKILL.md` (workspace paths), listed on first use. */
+  /**
+   * The body, and the files bundled beside a `dir/SKILL.md`, listed on first use: workspace paths
+   * for workspace skills, `skill://<name>/<file>` for host skills ({@link SkillEntry.readFile}).
+   */
   loadBody(): Promise<{ body: string; files: string[] }>
+  /**
+   * Read-only access to the skill's own folder, for skills whose folder is outside the workspace
+   * (host skills; their bundled files are listed as `skill://<name>/<file>`): at most `maxBytes`
+   * of the file at `relative` (`/`-separated, inside the folder). Paths or symlinks that leave
+   * the folder are refused (`path_escape`), a larger file is `too_large`.
+   */
+  readFile?(relative: string, maxBytes: number): Promise<Uint8Array>
 }
 
 /** A skill file that was skipped, and why. */
@@ -80,6 +90,8 @@ export const SKILL_LIMITS = {
   searchMaxLimit: 20,
   /** Bundled files listed with a skill's body. */
   maxBundledFiles: 200,
+  /** Largest bundled file `read` opens through `skill://<name>/<file>`. */
+  maxBundledFileBytes: 8 * 1024 * 1024,
 } as const
 
 /** Default skill folders of a workspace (`a3s` is A3S Code, the reference runtime). */

@@ -7,6 +7,7 @@ import {
 } from '../text/line-window.ts'
 import type { WorkspacePath } from '../workspace/workspace-path.ts'
 import type { ToolContext } from '../kernel/tool-spec.ts'
+import { isSkillFileUri } from '../skills/skill-files.ts'
 
 /** Default and largest `limit` of a read, in lines. */
 export const READ_MAX_LINES = 2000
@@ -31,7 +32,8 @@ export interface ReadWindow {
 }
 
 /**
- * Read lines `[offset, offset + limit)` of a workspace text file by streaming it. Refuses
+ * Read lines `[offset, offset + limit)` of a workspace text file by streaming it, or of a skill's
+ * bundled file named `skill://<name>/<file>` (read-only, through the session's skills). Refuses
  * directories, binary files, invalid UTF-8 in the window and offsets past the end.
  */
 export async function readWindow(
@@ -40,6 +42,7 @@ export async function readWindow(
   offset: number,
   limit: number | undefined,
 ): Promise<ReadWindow> {
+  if (isSkillFileUri(input)) return readSkillWindow(context, input, offset, limit)
   const path = context.path(input)
   const stat = await context.workspace.stat(path)
   if (stat === undefined) {
@@ -69,6 +72,11 @@ export async function readWindow(
     now !== undefined && now.length <= READ_COUNT_BEYOND_BYTES
       ? lineWindowOf(now, options, context.signal)
       : await collectLineWindow(await context.workspace.readStream(path), options, context.signal)
+  checkOffset(window, offset, input)
+  return { path, offset, requestedLimit, appliedLimit, window, fileBytes: stat.size }
+}
+
+function checkOffset(window: LineWindow, offset: number, input: string): void {
   if (offset > 0 && offset >= window.totalLines) {
     throw new IsoagentError(
       'invalid_argument',
@@ -76,7 +84,36 @@ export async function readWindow(
       { data: { path: input, offset, total_lines: window.totalLines } },
     )
   }
-  return { path, offset, requestedLimit, appliedLimit, window, fileBytes: stat.size }
+}
+
+/** {@link readWindow} of a `skill://` file: its bytes (capped by the skills) come whole. */
+async function readSkillWindow(
+  context: ToolContext,
+  input: string,
+  offset: number,
+  limit: number | undefined,
+): Promise<ReadWindow> {
+  if (context.readSkillFile === undefined)
+    throw new IsoagentError('not_found', `file not found: ${input} (this session has no skills)`, {
+      data: { path: input },
+    })
+  const bytes = await context.readSkillFile(input)
+  const requestedLimit = limit ?? READ_MAX_LINES
+  const appliedLimit = Math.min(requestedLimit, READ_MAX_LINES)
+  const window = lineWindowOf(
+    bytes,
+    {
+      offset,
+      limit: appliedLimit,
+      maxLineChars: READ_MAX_LINE_CHARS,
+      path: input,
+      countBeyondBytes: READ_COUNT_BEYOND_BYTES,
+    },
+    context.signal,
+  )
+  checkOffset(window, offset, input)
+  const path = input as WorkspacePath
+  return { path, offset, requestedLimit, appliedLimit, window, fileBytes: bytes.length }
 }
 
 /** `%6d\t<line>` with a 1-based number, and a marker on cut lines. */

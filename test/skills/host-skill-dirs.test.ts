@@ -63,7 +63,7 @@ describe('hostSkillDirs (Node)', () => {
     const run = await session.tool('Skill', { skill_name: 'deploy' })
     expect(run.exitCode).toBe(0)
     expect(run.output).toBe(
-      `# Skill: deploy\n\nRun the deploy script.\n\nBundled files (read them when the instructions say so):\n- ${join(host, 'deploy/run.sh')}`,
+      `# Skill: deploy\n\nRun the deploy script.\n\nBundled files (read them when the instructions say so):\n- skill://deploy/run.sh`,
     )
     await session.close()
   })
