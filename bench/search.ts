@@ -95,6 +95,8 @@ const ROUNDS = Number(process.env.SEARCH_BENCH_ROUNDS ?? 3)
 const WARM_RUNS = Math.max(1, Number(process.env.SEARCH_BENCH_WARM ?? 3))
 /** Sections to run, e.g. SEARCH_BENCH_ONLY=glob,bm25 (default all three). */
 const ONLY = new Set((process.env.SEARCH_BENCH_ONLY ?? 'grep,glob,bm25').split(','))
+/** Trees for grep and glob, e.g. SEARCH_BENCH_TREES=node_modules (default both). */
+const TREES = new Set((process.env.SEARCH_BENCH_TREES ?? 'generated,node_modules').split(','))
 /** Goals: grep ≤ 1.0× ripgrep (node_modules rows), glob ≤ 0.5× tinyglobby, BM25 ranking ≤ 150 ms. */
 const GOALS = { grepRatio: 1, globRatio: 0.5, bm25Ms: 150 } as const
 const BM25_QUERY = 'retry request timeout handler 缓存'
@@ -778,37 +780,45 @@ async function main(): Promise<void> {
   const grepRows = !ONLY.has('grep')
     ? []
     : [
-        ...(await benchGrep(generated, generatedOne, tree.root, 'generated', ROUNDS)),
-        ...(await benchGrep(modules, modulesOne, nodeModules, 'node_modules', Math.max(ROUNDS, 5))),
+        ...(TREES.has('generated')
+          ? await benchGrep(generated, generatedOne, tree.root, 'generated', ROUNDS)
+          : []),
+        ...(TREES.has('node_modules')
+          ? await benchGrep(modules, modulesOne, nodeModules, 'node_modules', Math.max(ROUNDS, 5))
+          : []),
       ]
 
   console.log('\nglob')
   const globRows = !ONLY.has('glob')
     ? []
     : [
-        ...(await benchGlob(
-          generated,
-          tree.root,
-          'generated',
-          [
-            { ours: '**/*.ts', peer: '**/*.ts' },
-            { ours: '*.json', peer: '**/*.json' },
-            { ours: 'packages/*/src/**/*.{ts,js}', peer: 'packages/*/src/**/*.{ts,js}' },
-          ].map((c) => ({ name: c.ours, ...c })),
-          GENERATED_IGNORES,
-          Math.max(ROUNDS, 5),
-        )),
-        ...(await benchGlob(
-          modules,
-          nodeModules,
-          'node_modules',
-          [
-            { ours: '**/*.d.ts', peer: '**/*.d.ts' },
-            { ours: 'package.json', peer: '**/package.json' },
-          ].map((c) => ({ name: c.ours, ...c })),
-          [],
-          Math.max(ROUNDS, 5),
-        )),
+        ...(!TREES.has('generated')
+          ? []
+          : await benchGlob(
+              generated,
+              tree.root,
+              'generated',
+              [
+                { ours: '**/*.ts', peer: '**/*.ts' },
+                { ours: '*.json', peer: '**/*.json' },
+                { ours: 'packages/*/src/**/*.{ts,js}', peer: 'packages/*/src/**/*.{ts,js}' },
+              ].map((c) => ({ name: c.ours, ...c })),
+              GENERATED_IGNORES,
+              Math.max(ROUNDS, 5),
+            )),
+        ...(!TREES.has('node_modules')
+          ? []
+          : await benchGlob(
+              modules,
+              nodeModules,
+              'node_modules',
+              [
+                { ours: '**/*.d.ts', peer: '**/*.d.ts' },
+                { ours: 'package.json', peer: '**/package.json' },
+              ].map((c) => ({ name: c.ours, ...c })),
+              [],
+              Math.max(ROUNDS, 5),
+            )),
       ]
 
   console.log('\nbm25')

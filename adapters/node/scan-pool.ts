@@ -124,67 +124,145 @@ export interface WorkerPool {
   close(): Promise<void>
 }
 
-/** A pool of scan workers (most callers share {@link sharedWorkerPool}). */
-export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
-  const idleMs = options.idleMs ?? 120_000
-  let slots: Slot[] = []
-  const waiting = new Map<number, Waiting>()
-  let pending: Pending[] = []
-  let nextId = 1
-  let failures = 0
-  let idleTimer: ReturnType<typeof setTimeout> | undefined
-  /** Who has started or sent work and not left since (see `leave`). */
-  const users = new Set<object>()
-  /** Shared cancellation flags, one per signal (a grep sends hundreds of requests with one). */
-  const cancelFlags = new WeakMap<AbortSignal, Int32Array>()
+const cancelledError = () => new IsoagentError('cancelled', 'search cancelled')
 
-  const retire = (slot: Slot, error: unknown) => {
-    if (!slots.includes(slot)) return
-    slots = slots.filter((s) => s !== slot)
-    failures++
-    for (const [id, w] of waiting) {
-      if (w.slot !== slot) continue
-      waiting.delete(id)
+/** The error a worker's failure reply stands for. */
+function replyError(reply: { failed: string; cancelled: boolean }): IsoagentError {
+  return reply.cancelled
+    ? cancelledError()
+    : new IsoagentError('internal', `scan worker failed: ${reply.failed}`)
+}
+
+/** The result a worker's reply carries, unpacked (undefined for a failure reply). */
+function replyValue(
+  reply: ScanWorkerReply,
+): FileScanOutcome[] | TreeScanOutcome[] | TreeListOutcome[] | undefined {
+  if ('outcomes' in reply) return unpackOutcomes(reply.outcomes)
+  if ('tree' in reply) return unpackTree(reply.tree)
+  if ('list' in reply) return reply.list
+  return undefined
+}
+
+/** The least busy of `slots`, loaded ones first (a worker still loading takes work once up). */
+function leastBusy(slots: readonly Slot[]): Slot {
+  const ready = slots.filter(isReady)
+  return (ready.length > 0 ? ready : slots).reduce((best, s) => (s.busy < best.busy ? s : best))
+}
+
+/** The pool {@link createWorkerPool} makes: its state, and each step as a named method. */
+class ScanWorkerPool implements WorkerPool {
+  private readonly idleMs: number
+  private slots: Slot[] = []
+  private readonly waiting = new Map<number, Waiting>()
+  private pending: Pending[] = []
+  private nextId = 1
+  private failures = 0
+  private idleTimer: ReturnType<typeof setTimeout> | undefined
+  /** Who has started or sent work and not left since (see `leave`). */
+  private readonly users = new Set<object>()
+  /** Shared cancellation flags, one per signal (a grep sends hundreds of requests with one). */
+  private readonly cancelFlags = new WeakMap<AbortSignal, Int32Array>()
+
+  constructor(private readonly options: WorkerPoolOptions) {
+    this.idleMs = options.idleMs ?? 120_000
+  }
+
+  get threads(): number {
+    return this.failures >= MAX_FAILURES ? 0 : this.slots.filter(isReady).length
+  }
+
+  start(owner?: object): void {
+    if (this.failures >= MAX_FAILURES) return
+    if (owner !== undefined) this.users.add(owner)
+    this.fill()
+    this.pump()
+    if (this.waiting.size === 0) this.scheduleIdle()
+  }
+
+  send<T>(
+    owner: object,
+    build: (id: number, cancel: Int32Array[]) => ScanWorkerRequest,
+    signal: AbortSignal | undefined,
+    cancel: Int32Array[],
+  ): Promise<T> {
+    if (signal?.aborted) return Promise.reject(cancelledError())
+    if (this.failures >= MAX_FAILURES)
+      return Promise.reject(new IsoagentError('unsupported', 'scan workers cannot run here'))
+    clearTimeout(this.idleTimer)
+    this.users.add(owner)
+    this.fill()
+    // Registers the abort listener that also drops the request while it waits here.
+    if (signal !== undefined) this.flagOf(signal)
+    return new Promise<T>((resolve, reject) => {
+      this.pending.push({
+        owner,
+        build,
+        signal,
+        cancel,
+        resolve: (value) => resolve(value as T),
+        reject,
+      })
+      this.pump()
+    })
+  }
+
+  giveUp(owner: object, error: unknown): void {
+    this.dropPending((p) => p.owner === owner, error)
+    this.rejectWaiting((w) => w.owner === owner, error)
+    if (this.waiting.size === 0) this.scheduleIdle()
+  }
+
+  async leave(owner: object, error: unknown): Promise<void> {
+    this.giveUp(owner, error)
+    if (!this.users.delete(owner) || this.users.size > 0) return
+    clearTimeout(this.idleTimer)
+    await this.stopAll()
+  }
+
+  async close(): Promise<void> {
+    clearTimeout(this.idleTimer)
+    this.users.clear()
+    const stopped = new IsoagentError('cancelled', 'scan workers stopped')
+    this.dropPending(() => true, stopped)
+    this.rejectWaiting(() => true, stopped)
+    await this.stopAll()
+  }
+
+  /** Reject and forget the requests sent to workers that `which` picks. */
+  private rejectWaiting(which: (w: Waiting) => boolean, error: unknown): void {
+    for (const [id, w] of this.waiting) {
+      if (!which(w)) continue
+      this.waiting.delete(id)
       w.reject(error)
-    }
-    void slot.worker.terminate()
-    if (failures >= MAX_FAILURES) {
-      for (const p of pending) p.reject(error)
-      pending = []
-    } else if (pending.length > 0) {
-      fill()
-      pump()
     }
   }
 
-  const spawn = (): Slot => {
-    const { entry, eval: isCode } = workerEntry(options.entry)
+  /** A worker failed or exited: its requests fail, and the waiting ones go elsewhere. */
+  private retire(slot: Slot, error: unknown): void {
+    if (!this.slots.includes(slot)) return
+    this.slots = this.slots.filter((s) => s !== slot)
+    this.failures++
+    this.rejectWaiting((w) => w.slot === slot, error)
+    void slot.worker.terminate()
+    if (this.failures >= MAX_FAILURES) {
+      for (const p of this.pending) p.reject(error)
+      this.pending = []
+    } else if (this.pending.length > 0) {
+      this.fill()
+      this.pump()
+    }
+  }
+
+  private spawn(): Slot {
+    const { entry, eval: isCode } = workerEntry(this.options.entry)
     const ready = new Int32Array(new SharedArrayBuffer(4))
     const workerData: ScanWorkerStart = { ready }
     const worker = new Worker(entry, { workerData, eval: isCode })
     const slot: Slot = { worker, ready, busy: 0 }
-    worker.on('message', (reply: ScanWorkerReply) => {
-      const w = waiting.get(reply.id)
-      // pump() below refs it again if it hands this worker more work.
-      if (--slot.busy === 0) worker.unref()
-      if (w !== undefined) {
-        waiting.delete(reply.id)
-        if ('outcomes' in reply) w.resolve(unpackOutcomes(reply.outcomes))
-        else if ('tree' in reply) w.resolve(unpackTree(reply.tree))
-        else if ('list' in reply) w.resolve(reply.list)
-        else
-          w.reject(
-            reply.cancelled
-              ? new IsoagentError('cancelled', 'search cancelled')
-              : new IsoagentError('internal', `scan worker failed: ${reply.failed}`),
-          )
-      }
-      pump()
-      if (waiting.size === 0) scheduleIdle()
-    })
-    worker.on('error', (error) => retire(slot, error))
+    worker.on('message', (reply: ScanWorkerReply) => this.onReply(slot, reply))
+    worker.on('error', (error) => this.retire(slot, error))
     worker.on('exit', (code) =>
-      retire(slot, new IsoagentError('internal', `scan worker exited with code ${code}`)),
+      this.retire(slot, new IsoagentError('internal', `scan worker exited with code ${code}`)),
     )
     // After the listeners: adding a 'message' listener refs the worker's port again, and a
     // referenced port holds a finished process open. Work refs the worker (and port) in pump().
@@ -192,24 +270,39 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
     return slot
   }
 
-  /** Bring the pool up to its thread count (workers that died are replaced). */
-  const fill = () => {
-    while (slots.length < options.threads) slots.push(spawn())
+  /** A worker answered: settle the request, and hand it more work. */
+  private onReply(slot: Slot, reply: ScanWorkerReply): void {
+    const w = this.waiting.get(reply.id)
+    // pump() below refs it again if it hands this worker more work.
+    if (--slot.busy === 0) slot.worker.unref()
+    if (w !== undefined) {
+      this.waiting.delete(reply.id)
+      const value = replyValue(reply)
+      if (value !== undefined) w.resolve(value)
+      else w.reject(replyError(reply as { failed: string; cancelled: boolean }))
+    }
+    this.pump()
+    if (this.waiting.size === 0) this.scheduleIdle()
   }
 
-  const stopAll = async () => {
-    const all = slots
-    slots = []
+  /** Bring the pool up to its thread count (workers that died are replaced). */
+  private fill(): void {
+    while (this.slots.length < this.options.threads) this.slots.push(this.spawn())
+  }
+
+  private async stopAll(): Promise<void> {
+    const all = this.slots
+    this.slots = []
     await Promise.all(all.map((s) => s.worker.terminate()))
   }
 
-  const scheduleIdle = () => {
-    clearTimeout(idleTimer)
-    idleTimer = setTimeout(() => {
+  private scheduleIdle(): void {
+    clearTimeout(this.idleTimer)
+    this.idleTimer = setTimeout(() => {
       // Requests waiting in the pool may wait on workers still busy with given-up work.
-      if (waiting.size === 0 && pending.length === 0) void stopAll()
-    }, idleMs)
-    idleTimer.unref?.()
+      if (this.waiting.size === 0 && this.pending.length === 0) void this.stopAll()
+    }, this.idleMs)
+    this.idleTimer.unref?.()
   }
 
   /**
@@ -217,32 +310,27 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
    * a request start to end without looking at its messages, so a message could not stop it;
    * it reads this flag at every file and directory, also for requests still queued.
    */
-  const flagOf = (signal: AbortSignal): Int32Array => {
-    let flag = cancelFlags.get(signal)
-    if (flag === undefined) {
-      const shared = new Int32Array(new SharedArrayBuffer(4))
-      flag = shared
-      cancelFlags.set(signal, shared)
-      signal.addEventListener(
-        'abort',
-        () => {
-          Atomics.store(shared, 0, 1)
-          dropPending(
-            (p) => p.signal === signal,
-            new IsoagentError('cancelled', 'search cancelled'),
-          )
-        },
-        { once: true },
-      )
-    }
+  private flagOf(signal: AbortSignal): Int32Array {
+    const known = this.cancelFlags.get(signal)
+    if (known !== undefined) return known
+    const flag = new Int32Array(new SharedArrayBuffer(4))
+    this.cancelFlags.set(signal, flag)
+    signal.addEventListener(
+      'abort',
+      () => {
+        Atomics.store(flag, 0, 1)
+        this.dropPending((p) => p.signal === signal, cancelledError())
+      },
+      { once: true },
+    )
     return flag
   }
 
   /** Reject and forget the waiting requests `which` picks. */
-  const dropPending = (which: (p: Pending) => boolean, error: unknown) => {
-    const dropped = pending.filter(which)
+  private dropPending(which: (p: Pending) => boolean, error: unknown): void {
+    const dropped = this.pending.filter(which)
     if (dropped.length === 0) return
-    pending = pending.filter((p) => !which(p))
+    this.pending = this.pending.filter((p) => !which(p))
     for (const p of dropped) p.reject(error)
   }
 
@@ -250,91 +338,28 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
    * Hand waiting requests, oldest first, to the least busy workers that have room, loaded ones
    * first (a worker still loading takes its requests once it is up).
    */
-  function pump() {
-    while (pending.length > 0) {
-      const room = slots.filter((s) => s.busy < PER_WORKER)
+  private pump(): void {
+    while (this.pending.length > 0) {
+      const room = this.slots.filter((s) => s.busy < PER_WORKER)
       if (room.length === 0) return
-      const ready = room.filter(isReady)
-      const slot = (ready.length > 0 ? ready : room).reduce((best, s) =>
-        s.busy < best.busy ? s : best,
-      )
-      const p = pending.shift()!
+      const slot = leastBusy(room)
+      const p = this.pending.shift()!
       if (p.signal?.aborted) {
-        p.reject(new IsoagentError('cancelled', 'search cancelled'))
+        p.reject(cancelledError())
         continue
       }
-      const id = nextId++
+      const id = this.nextId++
       if (slot.busy++ === 0) slot.worker.ref()
-      waiting.set(id, { slot, owner: p.owner, resolve: p.resolve, reject: p.reject })
-      slot.worker.postMessage(
-        p.build(id, p.signal === undefined ? p.cancel : [flagOf(p.signal), ...p.cancel]),
-      )
+      this.waiting.set(id, { slot, owner: p.owner, resolve: p.resolve, reject: p.reject })
+      const flags = p.signal === undefined ? p.cancel : [this.flagOf(p.signal), ...p.cancel]
+      slot.worker.postMessage(p.build(id, flags))
     }
   }
+}
 
-  return {
-    get threads() {
-      return failures >= MAX_FAILURES ? 0 : slots.filter(isReady).length
-    },
-    start(owner) {
-      if (failures >= MAX_FAILURES) return
-      if (owner !== undefined) users.add(owner)
-      fill()
-      pump()
-      if (waiting.size === 0) scheduleIdle()
-    },
-    send<T>(
-      owner: object,
-      build: (id: number, cancel: Int32Array[]) => ScanWorkerRequest,
-      signal: AbortSignal | undefined,
-      cancel: Int32Array[],
-    ) {
-      if (signal?.aborted) return Promise.reject(new IsoagentError('cancelled', 'search cancelled'))
-      if (failures >= MAX_FAILURES)
-        return Promise.reject(new IsoagentError('unsupported', 'scan workers cannot run here'))
-      clearTimeout(idleTimer)
-      users.add(owner)
-      fill()
-      // Registers the abort listener that also drops the request while it waits here.
-      if (signal !== undefined) flagOf(signal)
-      return new Promise<T>((resolve, reject) => {
-        pending.push({
-          owner,
-          build,
-          signal,
-          cancel,
-          resolve: (value) => resolve(value as T),
-          reject,
-        })
-        pump()
-      })
-    },
-    giveUp(owner, error) {
-      dropPending((p) => p.owner === owner, error)
-      for (const [id, w] of waiting) {
-        if (w.owner !== owner) continue
-        waiting.delete(id)
-        w.reject(error)
-      }
-      if (waiting.size === 0) scheduleIdle()
-    },
-    async leave(owner, error) {
-      this.giveUp(owner, error)
-      if (!users.delete(owner) || users.size > 0) return
-      clearTimeout(idleTimer)
-      await stopAll()
-    },
-    async close() {
-      clearTimeout(idleTimer)
-      users.clear()
-      dropPending(() => true, new IsoagentError('cancelled', 'scan workers stopped'))
-      for (const [id, w] of waiting) {
-        waiting.delete(id)
-        w.reject(new IsoagentError('cancelled', 'scan workers stopped'))
-      }
-      await stopAll()
-    },
-  }
+/** A pool of scan workers (most callers share {@link sharedWorkerPool}). */
+export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
+  return new ScanWorkerPool(options)
 }
 
 const shared = new Map<number, WorkerPool>()

@@ -149,9 +149,10 @@ export interface FileScanner {
   listTree(tree: TreeListRequest, signal?: AbortSignal): Promise<TreeListOutcome[]>
   /**
    * How long (ms) a glob walks on its own thread before it hands directories to
-   * {@link FileScanner.listTree} (default 40). Listing a directory where the walk runs costs a
-   * few microseconds and a round trip to a thread more, so only a long walk gains from the
-   * threads; a scanner whose round trips cost nothing may say 0.
+   * {@link FileScanner.listTree} (default 40; and not before it has walked 50,000 files, see
+   * `WALK_HERE_FILES`). Listing a directory where the walk runs costs a few microseconds and a
+   * round trip to a thread more, so only a long walk gains from the threads; a scanner whose
+   * round trips cost nothing may say 0, which hands directories over at once.
    */
   readonly listAfterMs?: number
 }

@@ -112,3 +112,34 @@ describe('compilePathGlob', () => {
     })
   }
 })
+
+describe('compilePathGlob on plain names (string comparison instead of the expression)', () => {
+  const tricky = [
+    'a.d.ts',
+    '.d.ts',
+    'x/.d.ts',
+    'x/y.d.ts',
+    'd.ts',
+    'x/d.ts',
+    'x.d.tsx',
+    'a/b/c.d.ts',
+    'a\n.d.ts',
+    'package.json',
+    'x/package.json',
+    'x/apackage.json',
+    'package.jsonx',
+    'x/.package.json',
+    'x/package.json/y',
+  ]
+  for (const glob of ['*.d.ts', '**/*.d.ts', 'package.json', '**/package.json', '*.', '.d.ts']) {
+    it(`${JSON.stringify(glob)} matches what its expression matches on the name`, () => {
+      const test = compilePathGlob(glob, 'query')
+      const re = picomatch.makeRe(glob.startsWith('**/') ? glob.slice(3) : glob, { dot: true })
+      for (const path of tricky)
+        expect([path, test(path)]).toEqual([
+          path,
+          path === glob || re.test(path.slice(path.lastIndexOf('/') + 1)),
+        ])
+    })
+  }
+})

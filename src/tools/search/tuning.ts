@@ -52,6 +52,15 @@ export const GROUP_TARGET_FILES = 256
 export const GROUP_MAX = 8
 /** Time (ms) a glob walks on its own before it hands directories over (unless `listAfterMs`). */
 export const WALK_HERE_MS = 40
+/**
+ * Files a glob walks on its own before it hands directories over (unless `listAfterMs` is 0):
+ * on node_modules (20k files) and the 33k-file bench tree, walking and matching on the calling
+ * thread took half to a third of the CPU time that handing directories to two scanner threads
+ * did (each thread lists them again into its own listing cache, and the paths come back by
+ * message), and less wall time on a loaded machine. Time alone was a poor gate: under load 40 ms
+ * pass after a few hundred files.
+ */
+export const WALK_HERE_FILES = 50_000
 /** Directories a glob has handed over and not yet consumed, per scanner thread, at most. */
 export const UNITS_PER_THREAD = 16
 /** Matching files a glob hands out together, at most. */

@@ -5,7 +5,13 @@ import { compilePathGlob, prunerFor } from '../walk/path-filter.ts'
 import { ahead, SearchPipeline, UnitGrouping } from './pipeline.ts'
 import { runTreeListJob } from './scan-job.ts'
 import { Walk, type WalkSkips } from '../walk/walk.ts'
-import { GLOB_BATCH, UNIT_DEPTH, UNITS_PER_THREAD, WALK_HERE_MS } from '../tuning.ts'
+import {
+  GLOB_BATCH,
+  UNIT_DEPTH,
+  UNITS_PER_THREAD,
+  WALK_HERE_FILES,
+  WALK_HERE_MS,
+} from '../tuning.ts'
 
 /** What a glob pipeline counts: what its walk skipped, and the files it walked. */
 export interface GlobCounters extends WalkSkips {
@@ -46,15 +52,17 @@ export function globPipeline(
   let resumed = performance.now()
   const walking = () => walkedMs + (performance.now() - resumed)
   let started = false
+  /** Files walked before directories go to the threads: none when the scanner says 0 ms. */
+  const hereFiles = scanner?.listAfterMs === 0 ? 0 : WALK_HERE_FILES
   const threads = () => {
-    if (scanner === undefined) return 0
+    if (scanner === undefined || counters.files_walked < hereFiles / 2) return 0
     const ms = walking()
     const after = scanner.listAfterMs ?? WALK_HERE_MS
     if (!started && ms >= after / 2) {
       started = true
       scanner.start()
     }
-    return ms >= after ? scanner.threads : 0
+    return ms >= after && counters.files_walked >= hereFiles ? scanner.threads : 0
   }
   const startDepth = start === '' ? 0 : start.split('/').length
   const walk = new Walk(workspace, {

@@ -1,6 +1,32 @@
 import picomatch from 'picomatch'
 import { IsoagentError } from '../../../errors.ts'
 
+/** Characters no glob syntax gives a meaning to. */
+const PLAIN = /^[A-Za-z0-9._-]+$/
+
+/**
+ * For a name glob that is a plain name (`package.json`) or `*` and a plain suffix (`*.d.ts`):
+ * the test of a path's last segment as string comparisons, which give what `re` (the glob's
+ * expression) gives without slicing the name out or running the expression per path. Undefined
+ * for any other glob.
+ */
+function plainNameTest(glob: string, re: RegExp): ((path: string) => boolean) | undefined {
+  const tail = glob.startsWith('*') ? glob.slice(1) : undefined
+  if (!PLAIN.test(tail ?? glob)) return undefined
+  if (tail === undefined) {
+    const slashed = `/${glob}`
+    return (path) => path === glob || path.endsWith(slashed)
+  }
+  // Whether `*` may match nothing (the name is the suffix alone), as the expression says.
+  const bare = re.test(tail)
+  return (path) => {
+    if (!path.endsWith(tail)) return false
+    const rest = path.length - tail.length
+    if (rest > 0 && path.lastIndexOf('/', rest - 1) !== rest - 1) return true
+    return bare
+  }
+}
+
 /**
  * `glob` in picomatch's syntax: a class opened with `[!` (the negation of gitignore and ripgrep
  * globs, which picomatch takes as a literal `!`) is written `[^`. Throws `invalid_argument` for
@@ -75,9 +101,12 @@ export function compilePathGlob(glob: string, what: string, start = ''): (path: 
     // What picomatch's matcher does, without its per-call option handling: the glob's own text
     // matches, else its expression must (on the last segment, for a name glob).
     const re = picomatch.makeRe(named ?? pattern, { dot: true })
-    match = onName
-      ? (path) => path === pattern || re.test(path.slice(path.lastIndexOf('/') + 1))
-      : (path) => path === pattern || re.test(path)
+    const name = onName ? plainNameTest(named ?? pattern, re) : undefined
+    match = name
+      ? (path) => path === pattern || name(path)
+      : onName
+        ? (path) => path === pattern || re.test(path.slice(path.lastIndexOf('/') + 1))
+        : (path) => path === pattern || re.test(path)
   } catch (cause) {
     throw new IsoagentError(
       'invalid_argument',
