@@ -9,14 +9,12 @@
 //   npx tsx scripts/check-function-length.ts --list 100 (list everything over 100, exit 0)
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join, relative } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import ts from 'typescript'
 
 const ROOTS = ['src', 'adapters', 'edge']
-const listAt = process.argv.indexOf('--list')
-const LIMIT =
-  listAt >= 0 ? Number(process.argv[listAt + 1] ?? 100) : Number(process.env.LIMIT ?? 150)
 
-interface LongFunction {
+export interface LongFunction {
   file: string
   line: number
   name: string
@@ -52,7 +50,7 @@ function functionName(node: ts.Node): string {
   return '(anonymous)'
 }
 
-function longFunctions(file: string): LongFunction[] {
+function longFunctionsIn(file: string, base: string, limit: number): LongFunction[] {
   const text = readFileSync(file, 'utf8')
   if (isGenerated(text)) return []
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true)
@@ -62,8 +60,8 @@ function longFunctions(file: string): LongFunction[] {
       const start = source.getLineAndCharacterOfPosition(node.getStart(source)).line
       const end = source.getLineAndCharacterOfPosition(node.getEnd()).line
       const lines = end - start + 1
-      if (lines > LIMIT)
-        found.push({ file: relative('.', file), line: start + 1, name: functionName(node), lines })
+      if (lines > limit)
+        found.push({ file: relative(base, file), line: start + 1, name: functionName(node), lines })
     }
     ts.forEachChild(node, visit)
   }
@@ -71,11 +69,24 @@ function longFunctions(file: string): LongFunction[] {
   return found
 }
 
-const all = ROOTS.flatMap((root) => sourceFiles(root)).flatMap(longFunctions)
-all.sort((a, b) => b.lines - a.lines)
-for (const f of all) console.log(`${String(f.lines).padStart(5)}  ${f.name}  ${f.file}:${f.line}`)
-if (listAt < 0 && all.length > 0) {
-  console.error(`\n${all.length} function(s) over ${LIMIT} lines: split them into named steps.`)
-  process.exit(1)
+/** The functions of `root`'s src/, adapters/ and edge/ longer than `limit` lines, longest first. */
+export function longFunctions(root: string, limit: number): LongFunction[] {
+  const all = ROOTS.map((r) => join(root, r))
+    .filter((dir) => statSync(dir, { throwIfNoEntry: false })?.isDirectory() === true)
+    .flatMap((dir) => sourceFiles(dir))
+    .flatMap((file) => longFunctionsIn(file, root, limit))
+  return all.sort((a, b) => b.lines - a.lines)
 }
-if (listAt < 0) console.log(`no function over ${LIMIT} lines in ${ROOTS.join(', ')}`)
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const listAt = process.argv.indexOf('--list')
+  const limit =
+    listAt >= 0 ? Number(process.argv[listAt + 1] ?? 100) : Number(process.env.LIMIT ?? 150)
+  const all = longFunctions('.', limit)
+  for (const f of all) console.log(`${String(f.lines).padStart(5)}  ${f.name}  ${f.file}:${f.line}`)
+  if (listAt < 0 && all.length > 0) {
+    console.error(`\n${all.length} function(s) over ${limit} lines: split them into named steps.`)
+    process.exit(1)
+  }
+  if (listAt < 0) console.log(`no function over ${limit} lines in ${ROOTS.join(', ')}`)
+}
