@@ -24,6 +24,7 @@ import {
 } from './env.ts'
 import { IsoagentRegistry, leaseMs, registryClient } from './registry.ts'
 import { durableObjectWorkflowStore, hasSqlStorage } from './object-workflow-store.ts'
+import { workerTreeSitterSymbols } from './tree-sitter.ts'
 
 export { IsoagentRegistry }
 export type { WorkerEnv, WorkerSettings } from './env.ts'
@@ -142,7 +143,10 @@ const sessionOptions = (
 ): SessionOptions => ({
   quickjs: quickJsWasm,
   ...(settings.permissions ? { permissions: settings.permissions } : {}),
-  ...(settings.embeddings ? { retrieval: { embeddings: settings.embeddings } } : {}),
+  // Hybrid search's symbol channel reads definitions with tree-sitter (grammars bundled).
+  ...(settings.embeddings
+    ? { retrieval: { embeddings: settings.embeddings, symbols: workerTreeSitterSymbols } }
+    : {}),
   ...workflowOptions(settings, storage),
 })
 

@@ -9,17 +9,21 @@ interface Pending {
   reject(error: unknown): void
 }
 
-const encoder = new TextEncoder()
-
 /**
  * Packs the embedding requests of files indexed at the same time into shared calls (≤ 64 inputs
  * / 256 KiB each), so many small files do not cost a call each. Each request is at most one
  * batch itself. When a shared call fails (after its retries), each file's request is sent again
  * on its own: a file that cannot be embedded fails alone.
+ *
+ * Requests wait one timer tick for others to join them, unless they already fill a call. (Sending
+ * at once whenever no call is in flight was measured: with a zero-latency embedder it made 7×
+ * the calls and cost more CPU than the ticks it saved; see docs/benchmarks.md.)
  */
 export class BatchCoalescer {
   private pending: Pending[] = []
-  private scheduled = false
+  private pendingInputs = 0
+  private pendingBytes = 0
+  private timer: ReturnType<typeof setTimeout> | undefined
 
   constructor(
     private readonly model: EmbeddingModel,
@@ -28,22 +32,29 @@ export class BatchCoalescer {
     private readonly dimension: () => number | undefined,
   ) {}
 
-  /** The vectors of `inputs` (one batch at most), in input order. */
-  embed(inputs: readonly EmbeddingInput[]): Promise<Float32Array[]> {
-    const bytes = inputs.reduce((n, i) => n + encoder.encode(i.text).length, 0)
+  /** The vectors of `inputs` (one batch at most, `bytes` of text), in input order. */
+  embed(inputs: readonly EmbeddingInput[], bytes: number): Promise<Float32Array[]> {
     return new Promise((resolve, reject) => {
       this.pending.push({ inputs, bytes, resolve, reject })
-      if (!this.scheduled) {
-        this.scheduled = true
-        setTimeout(() => this.flush(), 0)
-      }
+      this.pendingInputs += inputs.length
+      this.pendingBytes += bytes
+      if (
+        this.pendingInputs >= this.limits.batchInputs ||
+        this.pendingBytes >= this.limits.batchBytes
+      )
+        this.flush()
+      else this.timer ??= setTimeout(() => this.flush(), 0)
     })
   }
 
+  /** Send every waiting request, packed into calls. */
   private flush(): void {
-    this.scheduled = false
+    if (this.timer !== undefined) clearTimeout(this.timer)
+    this.timer = undefined
     const all = this.pending
     this.pending = []
+    this.pendingInputs = 0
+    this.pendingBytes = 0
     let group: Pending[] = []
     let inputs = 0
     let bytes = 0

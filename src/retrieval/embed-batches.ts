@@ -10,28 +10,38 @@ import type { RetrievalLimits } from './retrieval-options.ts'
 
 const encoder = new TextEncoder()
 
-/** Split inputs into batches of ≤ `batchInputs` inputs and ≤ `batchBytes` text bytes. */
+/** UTF-8 bytes of a text. */
+export function utf8Bytes(text: string): number {
+  return encoder.encode(text).length
+}
+
+/**
+ * Split inputs into batches of ≤ `batchInputs` inputs and ≤ `batchBytes` text bytes. `sizes`:
+ * each input's text bytes when the caller knows them (a chunk's byte range), else measured.
+ */
 export function batchesOf(
   inputs: readonly EmbeddingInput[],
   limits: RetrievalLimits,
-): EmbeddingInput[][] {
-  const out: EmbeddingInput[][] = []
+  sizes?: readonly number[],
+): { inputs: EmbeddingInput[]; bytes: number }[] {
+  const out: { inputs: EmbeddingInput[]; bytes: number }[] = []
   let batch: EmbeddingInput[] = []
   let bytes = 0
-  for (const input of inputs) {
-    const size = encoder.encode(input.text).length
+  for (let i = 0; i < inputs.length; i++) {
+    const input = inputs[i]!
+    const size = sizes?.[i] ?? utf8Bytes(input.text)
     if (
       batch.length > 0 &&
       (batch.length >= limits.batchInputs || bytes + size > limits.batchBytes)
     ) {
-      out.push(batch)
+      out.push({ inputs: batch, bytes })
       batch = []
       bytes = 0
     }
     batch.push(input)
     bytes += size
   }
-  if (batch.length > 0) out.push(batch)
+  if (batch.length > 0) out.push({ inputs: batch, bytes })
   return out
 }
 
@@ -60,26 +70,27 @@ async function callOnce(
 ): Promise<Float32Array[]> {
   if (signal.aborted) throw embeddingFailure('cancelled', 'cancelled')
   const controller = new AbortController()
-  const onAbort = (): void => controller.abort()
-  signal.addEventListener('abort', onAbort, { once: true })
   let timer: ReturnType<typeof setTimeout> | undefined
-  let onCancel: (() => void) | undefined
+  let onAbort: (() => void) | undefined
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
       controller.abort()
       reject(embeddingFailure('timeout', `the embedder did not answer within ${timeoutMs} ms`))
     }, timeoutMs)
-    onCancel = () => reject(embeddingFailure('cancelled', 'cancelled'))
-    signal.addEventListener('abort', onCancel, { once: true })
+    // One listener does both: stop the embedder's request and end the wait.
+    onAbort = () => {
+      controller.abort()
+      reject(embeddingFailure('cancelled', 'cancelled'))
+    }
+    signal.addEventListener('abort', onAbort, { once: true })
   })
   try {
     const answer = await Promise.race([model.embed(batch, { signal: controller.signal }), deadline])
     return checkEmbeddingAnswer(batch, answer, dimension ?? model.dimension)
   } finally {
-    // Both listeners go: the signal (the session's index) outlives thousands of calls.
+    // The listener goes: the signal (the session's index) outlives thousands of calls.
     clearTimeout(timer)
-    signal.removeEventListener('abort', onAbort)
-    if (onCancel !== undefined) signal.removeEventListener('abort', onCancel)
+    signal.removeEventListener('abort', onAbort!)
   }
 }
 

@@ -152,8 +152,15 @@ export class VectorIndex {
     return slot
   }
 
+  /** Write `vector` scaled to unit length into its slot (as {@link normalized}, no copy). */
   private write(slot: number, vector: Float32Array): void {
-    this.buffer.set(normalized(vector), slot * this.dimension)
+    let sum = 0
+    for (let i = 0; i < vector.length; i++) sum += vector[i]! * vector[i]!
+    if (sum === 0 || Math.abs(sum - 1) < 1e-6) return this.buffer.set(vector, slot * this.dimension)
+    const scale = 1 / Math.sqrt(sum)
+    const buf = this.buffer
+    const base = slot * this.dimension
+    for (let i = 0; i < vector.length; i++) buf[base + i] = vector[i]! * scale
   }
 }
 

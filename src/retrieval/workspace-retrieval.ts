@@ -4,7 +4,7 @@ import type { WorkspacePath } from '../workspace/workspace-path.ts'
 import type { WorkspaceServices } from '../workspace/workspace-services.ts'
 import { chunkFile, type FileChunk } from './chunker.ts'
 import { BatchCoalescer } from './batch-coalescer.ts'
-import { batchesOf, embedBatch } from './embed-batches.ts'
+import { batchesOf, embedBatch, utf8Bytes } from './embed-batches.ts'
 import { embeddingFailure, type EmbeddingModel } from './embedding-model.ts'
 import { MAX_ELIGIBLE_FILE_BYTES, isEligiblePath } from './eligibility.ts'
 import {
@@ -278,8 +278,13 @@ export class WorkspaceRetrieval {
     const batches = batchesOf(
       chunks.map((c) => ({ id: c.id, text: c.text })),
       this.limits,
+      // A chunk's text is its byte range decoded: the same length unless a malformed byte
+      // became U+FFFD (3 bytes), when it is measured.
+      chunks.map((c) => (c.text.includes('\uFFFD') ? utf8Bytes(c.text) : c.endByte - c.startByte)),
     )
-    const vectors = (await Promise.all(batches.map((b) => this.coalescer.embed(b)))).flat()
+    const vectors = (
+      await Promise.all(batches.map((b) => this.coalescer.embed(b.inputs, b.bytes)))
+    ).flat()
     if (this.closed) throw embeddingFailure('cancelled', 'closed')
     const after = await this.workspace.stat(path)
     if (after?.version !== before.version) return this.changedWhileEmbedding(path)

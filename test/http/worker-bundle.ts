@@ -69,11 +69,12 @@ export async function runWorker(
 ): Promise<RunningWorker> {
   const mf = new Miniflare({
     // Listed, not found by Miniflare's own walk of the imports (which parses the 2 MB bundle and
-    // takes seconds): the entry, then the wasm modules wrangler writes beside it.
+    // takes seconds): the entry, then the wasm modules wrangler writes beside it (QuickJS's as
+    // `<hash>-wasm`, tree-sitter's runtime and grammars as `<hash>-<name>.wasm`).
     modules: [
       { type: 'ESModule', path: bundle.script, contents: readFileSync(bundle.script, 'utf8') },
       ...readdirSync(bundle.dir)
-        .filter((f) => f.endsWith('-wasm'))
+        .filter((f) => f.endsWith('-wasm') || f.endsWith('.wasm'))
         .map((f) => ({
           type: 'CompiledWasm' as const,
           path: join(bundle.dir, f),

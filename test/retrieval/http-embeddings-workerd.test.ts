@@ -1,7 +1,8 @@
 // The Worker as wrangler bundles it, in workerd (Miniflare), with semantic retrieval from an
 // OpenAI-compatible endpoint named by EMBEDDINGS_URL / EMBEDDINGS_MODEL: the loopback fake
 // embeddings server, reached by workerd's own outbound fetch. Indexes an R2 workspace and
-// answers semantic and hybrid searches over HTTP with verified hits.
+// answers semantic and hybrid searches over HTTP with verified hits; hybrid's symbol channel is
+// tree-sitter (the grammars wrangler bundled), not the regex fallback.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   buildWorker,
@@ -18,6 +19,9 @@ const FILES: Record<string, string> = {
     'export function stopServer(server) {\n  // teardown: release every socket\n  server.listener.dispose()\n}\n',
   'src/db.ts': 'export function openDatabase() { return sql.table("rows") }\n',
   'README.md': '# Demo\nA small demo project about colour and database rows.\n',
+  // A class method the regex cannot see, and a comment the regex would take for a definition.
+  'src/shop.ts': 'export class Shop {\n  restock(count: number) {\n    return count\n  }\n}\n',
+  'src/notes.ts': '// the function restock moved to Shop\nexport const note = 1\n',
   '.env': 'SECRET_TOKEN=do-not-embed-me\n',
   'node_modules/x/index.js': 'module.exports = "never embedded either"\n',
 }
@@ -86,8 +90,8 @@ describe('Worker with EMBEDDINGS_URL (workerd, loopback OpenAI-compatible fake)'
   it('indexes through the HTTP embedder from inside workerd', () => {
     expect(status).toMatchObject({
       phase: 'ready',
-      eligibleFiles: 3,
-      indexedFiles: 3,
+      eligibleFiles: 5,
+      indexedFiles: 5,
       failedFiles: 0,
       model: { provider: 'openai-compatible', model: 'fake-embed', dimension: FAKE_DIMENSION },
     })
@@ -113,6 +117,16 @@ describe('Worker with EMBEDDINGS_URL (workerd, loopback OpenAI-compatible fake)'
       path: 'src/db.ts',
       exact_identifier: true,
     })
+  })
+
+  it('reads definitions with the bundled tree-sitter: a TS class method, not a comment', async () => {
+    const hybrid = await search({ mode: 'hybrid', query: 'restock' })
+    expect(hybrid.exitCode).toBe(0)
+    expect(hybrid.metadata.channels).toMatchObject({ symbol: 'tree_sitter' })
+    const bySymbol = (hybrid.metadata.results as { path: string; channels: Json }[]).filter(
+      (h) => h.channels.symbol !== undefined,
+    )
+    expect(bySymbol.map((h) => h.path)).toEqual(['src/shop.ts'])
   })
 
   it('never sends excluded files to the endpoint', () => {

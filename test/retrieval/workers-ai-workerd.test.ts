@@ -118,7 +118,7 @@ describe('Worker with a Workers AI binding (workerd, fake AI over a service bind
               contents: readFileSync(worker.script, 'utf8'),
             },
             ...readdirSync(worker.dir)
-              .filter((f) => f.endsWith('-wasm'))
+              .filter((f) => f.endsWith('-wasm') || f.endsWith('.wasm'))
               .map((f) => ({
                 type: 'CompiledWasm' as const,
                 path: join(worker.dir, f),
@@ -172,7 +172,7 @@ describe('Worker with a Workers AI binding (workerd, fake AI over a service bind
     })
     const hybrid = await search({ mode: 'hybrid', query: 'stopServer' })
     expect(hybrid.exitCode).toBe(0)
-    expect(hybrid.metadata.channels).toMatchObject({ semantic: 'ok', symbol: 'regex' })
+    expect(hybrid.metadata.channels).toMatchObject({ semantic: 'ok', symbol: 'tree_sitter' })
     expect((hybrid.metadata.results as Json[])[0]).toMatchObject({
       path: 'src/server.ts',
       exact_identifier: true,
