@@ -9,14 +9,13 @@ import {
 } from 'node:fs'
 import nodeFs from 'node:fs'
 import * as fs from 'node:fs/promises'
-import * as nodePath from 'node:path'
 import { IsoagentError } from '../../src/errors.ts'
 import { checkPrecondition, versionConflict } from '../../src/workspace/adapter-kit.ts'
 import { WorkspacePath } from '../../src/workspace/workspace-path.ts'
 import type { AppendOptions, WriteOutcome } from '../../src/workspace/workspace-services.ts'
 import { fromErrno, versionOf } from './local-files.ts'
-import { escapeError, pinDir, type PinnedDir } from './pinned-dir.ts'
-import { lockedIn, syncDir } from './local-write.ts'
+import { escapeError, type PinnedDir } from './pinned-dir.ts'
+import { lockedIn, pinParentOf, syncDir } from './local-write.ts'
 
 // The append of a local workspace: holding the file's write lock (as a write does, see
 // local-write.ts), the version is checked and the bytes are written at the end of the file,
@@ -140,15 +139,7 @@ export function localAppend(
     data: Uint8Array,
     appendOptions: AppendOptions = {},
   ): Promise<WriteOutcome> {
-    if (path === '') throw new IsoagentError('is_directory', 'the workspace root is a directory')
-    const real = resolve(path)
-    const name = nodePath.basename(real)
-    let dir: PinnedDir
-    try {
-      dir = pinDir(realRoot, nodePath.dirname(real), appendOptions.createParents !== false, path)
-    } catch (error) {
-      throw fromErrno(error, WorkspacePath.parent(path), 'mkdir')
-    }
+    const { real, name, dir } = pinParentOf(realRoot, resolve, path, appendOptions.createParents)
     try {
       return await lockedIn(dir, real, name, path, () =>
         appendIn(io, dir, name, path, data, appendOptions),

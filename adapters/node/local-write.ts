@@ -63,6 +63,27 @@ export function lockedIn<T>(
 }
 
 /**
+ * The file at `path` about to be written or appended: its checked real location, its name and
+ * its parent directory pinned by descriptor (created unless `createParents` is false). The
+ * workspace root is a directory, never a file.
+ */
+export function pinParentOf(
+  realRoot: string,
+  resolve: (path: WorkspacePath) => string,
+  path: WorkspacePath,
+  createParents: boolean | undefined,
+): { real: string; name: string; dir: PinnedDir } {
+  if (path === '') throw new IsoagentError('is_directory', 'the workspace root is a directory')
+  const real = resolve(path)
+  try {
+    const dir = pinDir(realRoot, nodePath.dirname(real), createParents !== false, path)
+    return { real, name: nodePath.basename(real), dir }
+  } catch (error) {
+    throw fromErrno(error, WorkspacePath.parent(path), 'mkdir')
+  }
+}
+
+/**
  * The write of a local workspace rooted at `realRoot`; `resolve` gives a path's checked real
  * location.
  */
@@ -72,15 +93,7 @@ export function localWrite(realRoot: string, resolve: (path: WorkspacePath) => s
     data: Uint8Array,
     options: WriteOptions = {},
   ): Promise<WriteOutcome> {
-    if (path === '') throw new IsoagentError('is_directory', 'the workspace root is a directory')
-    const real = resolve(path)
-    const name = nodePath.basename(real)
-    let dir: PinnedDir
-    try {
-      dir = pinDir(realRoot, nodePath.dirname(real), options.createParents !== false, path)
-    } catch (error) {
-      throw fromErrno(error, WorkspacePath.parent(path), 'mkdir')
-    }
+    const { real, name, dir } = pinParentOf(realRoot, resolve, path, options.createParents)
     const temp = dir.at(tempNameFor(name, TEMP_SUFFIX, await randomSuffix()))
     let placed = false
     try {
