@@ -275,7 +275,7 @@ describe('browserWorkspace in Chromium (lightning-fs on IndexedDB)', () => {
     const failed = cases.filter((c) => !c.ok).map((c) => `${c.name}\n${c.error}`)
     expect(failed).toEqual([])
     expect(cases.filter((c) => c.name.startsWith('tool conformance')).length).toBeGreaterThan(30)
-    expect(cases.filter((c) => c.name.startsWith('port conformance'))).toHaveLength(3)
+    expect(cases.filter((c) => c.name.startsWith('port conformance'))).toHaveLength(4)
   })
 
   it('does each port operation on Chromium IndexedDB as node:fs does on disk', () => {
