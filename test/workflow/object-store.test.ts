@@ -47,6 +47,22 @@ async function ranCounts(session: Session): Promise<Record<string, number>> {
   return counts
 }
 
+/**
+ * The object at `path` once two reads a moment apart agree: s3rver writes an object's file in
+ * place, so a read that meets a PUT still being written (a retried one, on a loaded machine) sees
+ * part of it; S3 and R2 themselves replace an object whole.
+ */
+async function settledObject(backend: Backend, path: string): Promise<string> {
+  let last = await backend.raw(path)
+  for (let i = 0; i < 50; i++) {
+    await new Promise((r) => setTimeout(r, 100))
+    const now = await backend.raw(path)
+    if (now !== undefined && now === last) return now
+    last = now
+  }
+  throw new Error(`${path} did not settle`)
+}
+
 async function suspendAndResume(backend: Backend): Promise<void> {
   const agent = Agent.create()
   const first = await agent.session(backend.workspace(), { workflows: {} })
@@ -62,7 +78,7 @@ async function suspendAndResume(backend: Backend): Promise<void> {
   await first.close()
 
   // The journal object holds whole lines; a torn last one is planted, as a crash leaves it.
-  const journal = (await backend.raw(JOURNAL))!
+  const journal = await settledObject(backend, JOURNAL)
   expect(journal.endsWith('\n')).toBe(true)
   const lines = journal.trimEnd().split('\n')
   expect(lines.filter((l) => l.includes('"step_completed"'))).toHaveLength(3)
