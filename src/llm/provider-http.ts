@@ -1,3 +1,4 @@
+import { delay as wait } from '../event-loop.ts'
 import { createParser, type EventSourceMessage } from 'eventsource-parser'
 import { IsoagentError } from '../errors.ts'
 
@@ -177,21 +178,6 @@ export class RequestScope {
   }
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason)
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort)
-      resolve()
-    }, ms)
-    const onAbort = () => {
-      clearTimeout(timer)
-      reject(signal.reason)
-    }
-    signal.addEventListener('abort', onAbort, { once: true })
-  })
-}
-
 /**
  * POST `body` as JSON, retrying 429, 5xx and connection failures with backoff (the server's
  * `Retry-After` when given, capped). Resolves with an OK response; throws a typed error.
@@ -229,11 +215,7 @@ export async function postJson(
     if (!retryable || attempt >= maxRetries) throw error
     const delay = retryAfter ?? Math.min(maxDelay, baseDelay * 2 ** attempt)
     if (delay > maxDelay) throw error
-    try {
-      await sleep(delay, scope.signal)
-    } catch {
-      throw scope.abortError()
-    }
+    if (!(await wait(delay, scope.signal))) throw scope.abortError()
   }
 }
 

@@ -1,3 +1,4 @@
+import { delay } from '../event-loop.ts'
 import { IsoagentError } from '../errors.ts'
 import {
   checkEmbeddingAnswer,
@@ -43,21 +44,6 @@ export function batchesOf(
   }
   if (batch.length > 0) out.push({ inputs: batch, bytes })
   return out
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(embeddingFailure('cancelled', 'cancelled'))
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort)
-      resolve()
-    }, ms)
-    const onAbort = (): void => {
-      clearTimeout(timer)
-      reject(embeddingFailure('cancelled', 'cancelled'))
-    }
-    signal.addEventListener('abort', onAbort, { once: true })
-  })
 }
 
 /** One call with a deadline that holds even when the embedder ignores its signal. */
@@ -115,7 +101,7 @@ export async function embedBatch(
       const named = error instanceof IsoagentError ? error.data.retry_after_ms : null
       const wait =
         typeof named === 'number' ? Math.min(named, 30_000) : limits.retryDelayMs * 2 ** attempt
-      await sleep(wait, signal)
+      if (!(await delay(wait, signal))) throw embeddingFailure('cancelled', 'cancelled')
     }
   }
 }

@@ -1,3 +1,4 @@
+import { delay as wait } from '../../event-loop.ts'
 import { IsoagentError } from '../../errors.ts'
 import type { ToolContext } from '../../kernel/tool-spec.ts'
 import { httpStatusError, MAX_RETRY_AFTER_MS } from '../../net/http-failure.ts'
@@ -40,21 +41,6 @@ export function tooLarge(size: number, max: number): IsoagentError {
   })
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason as Error)
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort)
-      resolve()
-    }, ms)
-    const onAbort = () => {
-      clearTimeout(timer)
-      reject(signal.reason as Error)
-    }
-    signal.addEventListener('abort', onAbort, { once: true })
-  })
-}
-
 async function withRetries<T>(
   job: Job,
   signal: AbortSignal,
@@ -69,7 +55,7 @@ async function withRetries<T>(
       const delay = typeof after === 'number' ? after : Math.min(250 * 2 ** n, 4000)
       if (delay > MAX_RETRY_AFTER_MS) throw error
       job.retries++
-      await sleep(delay, signal)
+      if (!(await wait(delay, signal))) throw signal.reason as Error
     }
   }
 }

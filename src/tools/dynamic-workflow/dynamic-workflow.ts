@@ -2,11 +2,7 @@ import { IsoagentError } from '../../errors.ts'
 import type { ToolContext, ToolSpec } from '../../kernel/tool-spec.ts'
 import { utf8Length } from '../../text/bytes.ts'
 import { toolFailure, toolSuccess, type ToolResult } from '../../tool-result.ts'
-import {
-  defaultProgramRunner,
-  inlineProgramRunner,
-  type ProgramRunner,
-} from '../program/program-runner.ts'
+import { defaultProgramRunner, type ProgramRunner } from '../program/program-runner.ts'
 import { defaultQuickJsLoader, type QuickJsLoader } from '../program/quickjs-loader.ts'
 import type { ProgramOutcome } from '../program/run-program.ts'
 import { driveRun, type DriveOutcome, type ScriptOutcome } from './run-workflow.ts'
@@ -193,14 +189,9 @@ function scriptCaller(
   return async (payload: unknown, signal: AbortSignal): Promise<ScriptOutcome> => {
     const ended = new AbortController()
     try {
+      // A runner on this very thread yields to the event loop before each script (see
+      // `inlineProgramRunner`), so a cancel of this run is served between scripts.
       const runner = options.runner ?? defaultProgramRunner()
-      // A script on this very thread (workerd, a browser tab) holds it while it runs, and a
-      // drive of steps that do no I/O is a chain of promises that never lets an event in: yield
-      // to the event loop first, so a request (a cancel of this run) is served between scripts.
-      if (runner === inlineProgramRunner) {
-        await new Promise((resolve) => setTimeout(resolve, 0))
-        if (signal.aborted) return { ok: false, error: 'cancelled' }
-      }
       const outcome = await runner.run(
         options.loader ?? defaultQuickJsLoader(),
         program,

@@ -1,3 +1,4 @@
+import { delay } from '../../event-loop.ts'
 import type { ToolResult } from '../../tool-result.ts'
 import { parseCommand, type ScheduledStep } from './workflow-command.ts'
 import {
@@ -95,18 +96,6 @@ class Journal {
   }
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  if (ms <= 0) return Promise.resolve()
-  return new Promise((resolve) => {
-    const onAbort = () => (clearTimeout(timer), resolve())
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort)
-      resolve()
-    }, ms)
-    signal.addEventListener('abort', onAbort, { once: true })
-  })
-}
-
 interface DriveContext {
   runtime: WorkflowRuntime
   runId: string
@@ -145,7 +134,7 @@ async function executeStep(
 /** Run one step's attempts until it completes, is exhausted, or the drive stops. */
 async function runStep(d: DriveContext, step: StepState): Promise<void> {
   for (let attempt = step.attempts + 1; attempt <= step.retry.max_attempts; attempt++) {
-    if (attempt > 1) await sleep(step.retry.delay_ms, d.signal)
+    if (attempt > 1) await delay(step.retry.delay_ms, d.signal)
     const generation = step.step_name === 'generate_object'
     // A generation's clock starts only once it holds its permit.
     if (generation && !(await d.generationPermits.take())) return

@@ -1,3 +1,4 @@
+import { nextTurn } from '../../event-loop.ts'
 import type { QuickJsLoader } from './quickjs-loader.ts'
 import { poolFor } from './quickjs-pool.ts'
 import {
@@ -33,11 +34,16 @@ export interface ProgramRunner {
 /**
  * Runs the guest on the calling thread, over the loader's shared pool of QuickJS instances, with
  * the native-loop bounds of `native-bounds.ts` installed (see docs/tools/program.md for the limit
- * that remains).
+ * that remains). A guest holds the thread while it runs, and a caller that runs programs one
+ * after another (a workflow's steps that do no I/O) would hold it for all of them: each run first
+ * yields to the event loop, so a request (a cancel) is served between programs; a run cancelled
+ * meanwhile ends as `cancelled` before its guest starts.
  */
 export const inlineProgramRunner: ProgramRunner = {
-  run: (loader, program, inputsJson, limits, host) =>
-    runProgram(poolFor(loader), program, inputsJson, limits, { ...host, boundNatives: true }),
+  async run(loader, program, inputsJson, limits, host) {
+    await nextTurn()
+    return runProgram(poolFor(loader), program, inputsJson, limits, { ...host, boundNatives: true })
+  },
 }
 
 let defaultRunner: ProgramRunner = inlineProgramRunner

@@ -1,8 +1,6 @@
+import { nextTurn } from '../../../event-loop.ts'
 import type { ToolContext } from '../../../kernel/tool-spec.ts'
 import { GROUP_MAX, GROUP_TARGET_FILES, TURN_MS } from '../tuning.ts'
-
-/** Let the event loop run what is due, then go on. */
-const turn = () => new Promise<void>((resolve) => setTimeout(resolve, 0))
 
 /** Named counts a pipeline keeps as it goes. */
 export type Counters<C> = { [K in keyof C]: number }
@@ -65,7 +63,7 @@ export class SearchPipeline<T, C extends Counters<C>> {
   private async refill(): Promise<T | undefined> {
     for (;;) {
       if (Date.now() - this.turnAt >= TURN_MS) {
-        await turn()
+        await nextTurn()
         this.turnAt = Date.now()
       }
       const step = await this.source.next()
