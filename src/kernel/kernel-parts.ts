@@ -7,6 +7,7 @@ import type { Confirmations } from './confirmations.ts'
 import type { EventHub } from './events.ts'
 import type { KernelOptions } from './kernel-options.ts'
 import type { PermissionPolicy } from './permissions.ts'
+import type { ReadOnlyMount } from './read-only-mount.ts'
 import type { Sanitizer } from './sanitize.ts'
 import type { Scheduler } from './scheduler.ts'
 import type { ToolSpec } from './tool-spec.ts'
@@ -30,8 +31,8 @@ export interface KernelParts {
   readonly closing: AbortSignal
   /** The root paths are contained in (the workspace's local root, else `/`). */
   readonly root: string
-  /** Where tools read `skill://` files from (set by the session's skills, see `Kernel`). */
-  readonly skillFiles: { read?: (uri: string) => Promise<Uint8Array> }
+  /** The session's read-only mounts by scheme (`skill://`), see `Kernel.mount`. */
+  readonly mounts: Map<string, ReadOnlyMount>
   /** Run a call from the start (nested calls re-enter here). */
   invoke(request: InvokeRequest): Promise<ToolResult>
 }

@@ -11,6 +11,7 @@ import { EventHub, type SessionEvent } from './events.ts'
 import { validateTimeouts, type KernelOptions } from './kernel-options.ts'
 import type { KernelParts } from './kernel-parts.ts'
 import { PermissionPolicy } from './permissions.ts'
+import { uriSchemeOf, type ReadOnlyMount } from './read-only-mount.ts'
 import { Sanitizer } from './sanitize.ts'
 import { Scheduler } from './scheduler.ts'
 import { admit } from './step-admit.ts'
@@ -79,7 +80,7 @@ export class Kernel {
       carryover: this.carryover,
       closing: this.closing.signal,
       root: workspace.capabilities.localRoot ?? '/',
-      skillFiles: {},
+      mounts: new Map(),
       invoke: (request) => this.invoke(request),
     }
   }
@@ -150,11 +151,13 @@ export class Kernel {
   }
 
   /**
-   * How tools (`read`) open `skill://<name>/<file>` paths: the session's skill registry, which
-   * serves host skills' bundled files read-only. Without it such paths are `not_found`.
+   * Serve paths that start with `scheme` (`skill://`) from `mount`, read-only, from now on
+   * (`undefined` unmounts). `read` opens them; every other tool sees workspace paths only.
    */
-  setSkillFileReader(read: ((uri: string) => Promise<Uint8Array>) | undefined): void {
-    this.parts.skillFiles.read = read
+  mount(scheme: string, mount: ReadOnlyMount | undefined): void {
+    if (uriSchemeOf(scheme) !== scheme) throw new TypeError(`not a URI scheme: ${scheme}`)
+    if (mount === undefined) this.parts.mounts.delete(scheme)
+    else this.parts.mounts.set(scheme, mount)
   }
 
   /** See {@link PermissionPolicy.setDefaultAsk}: tools that ask when no rule decides them. */

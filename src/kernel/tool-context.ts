@@ -63,7 +63,7 @@ export function toolContext(
       ),
     carryover: k.carryover,
     outputLimitBytes: k.options.policy.max_output_bytes,
-    ...(k.skillFiles.read !== undefined ? { readSkillFile: k.skillFiles.read } : {}),
+    mounts: k.mounts,
     emitOutput: (delta) =>
       deliver(
         call.tool.streamedOutput === 'messages' ? k.sanitizer.text(delta) : streamed.push(delta),

@@ -1,4 +1,5 @@
 import type { ToolCarryover } from './carryover.ts'
+import type { ReadOnlyMount } from './read-only-mount.ts'
 import type { ToolResult } from '../tool-result.ts'
 import type { WorkspaceCapabilities } from '../workspace/capabilities.ts'
 import type { WorkspacePath } from '../workspace/workspace-path.ts'
@@ -75,10 +76,10 @@ export interface ToolContext {
    */
   outputLimitBytes: number
   /**
-   * The bytes of a skill's bundled file named `skill://<name>/<file>` (read-only, contained in
-   * the skill's folder, capped; typed `IsoagentError` otherwise), when the session has skills.
+   * The session's read-only mounts by scheme with its `://` (`skill://` when it has skills):
+   * paths in a mounted scheme name a mount's files, not the workspace's.
    */
-  readSkillFile?: (uri: string) => Promise<Uint8Array>
+  mounts: ReadonlyMap<string, ReadOnlyMount>
 }
 
 /** One tool: its model-facing contract and its implementation. */

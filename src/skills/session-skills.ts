@@ -2,7 +2,7 @@ import type { Kernel } from '../kernel/kernel.ts'
 import type { LanguageModel } from '../llm/language-model.ts'
 import { skillCatalog } from './search-skills.ts'
 import { SKILL_LIMITS } from './skill.ts'
-import { readSkillFile } from './skill-files.ts'
+import { readSkillFile, SKILL_FILE_SCHEME } from './skill-files.ts'
 import type { SkillRegistry } from './skill-registry.ts'
 import { createSearchSkillsTool, createSkillTool, type SkillHost } from './skill-tools.ts'
 
@@ -38,7 +38,7 @@ export function attachSkills(
   }
   registry.onChange(sync)
   sync()
-  kernel.setSkillFileReader((uri) => readSkillFile(registry, uri))
+  kernel.mount(SKILL_FILE_SCHEME, { read: (uri) => readSkillFile(registry, uri) })
 }
 
 /**

@@ -7,7 +7,7 @@ import {
 } from '../text/line-window.ts'
 import type { WorkspacePath } from '../workspace/workspace-path.ts'
 import type { ToolContext } from '../kernel/tool-spec.ts'
-import { isSkillFileUri } from '../skills/skill-files.ts'
+import { uriSchemeOf, type ReadOnlyMount } from '../kernel/read-only-mount.ts'
 
 /** Default and largest `limit` of a read, in lines. */
 export const READ_MAX_LINES = 2000
@@ -32,8 +32,8 @@ export interface ReadWindow {
 }
 
 /**
- * Read lines `[offset, offset + limit)` of a workspace text file by streaming it, or of a skill's
- * bundled file named `skill://<name>/<file>` (read-only, through the session's skills). Refuses
+ * Read lines `[offset, offset + limit)` of a workspace text file by streaming it, or of a file of
+ * one of the session's read-only mounts (`skill://<name>/<file>`: a skill's bundled file). Refuses
  * directories, binary files, invalid UTF-8 in the window and offsets past the end.
  */
 export async function readWindow(
@@ -42,7 +42,13 @@ export async function readWindow(
   offset: number,
   limit: number | undefined,
 ): Promise<ReadWindow> {
-  if (isSkillFileUri(input)) return readSkillWindow(context, input, offset, limit)
+  const scheme = uriSchemeOf(input)
+  const mount = scheme === undefined ? undefined : context.mounts.get(scheme)
+  if (mount !== undefined) return readMountedWindow(mount, context, input, offset, limit)
+  if (scheme === 'skill://')
+    throw new IsoagentError('not_found', `file not found: ${input} (this session has no skills)`, {
+      data: { path: input },
+    })
   const path = context.path(input)
   const stat = await context.workspace.stat(path)
   if (stat === undefined) {
@@ -86,18 +92,15 @@ function checkOffset(window: LineWindow, offset: number, input: string): void {
   }
 }
 
-/** {@link readWindow} of a `skill://` file: its bytes (capped by the skills) come whole. */
-async function readSkillWindow(
+/** {@link readWindow} of a mounted file: its bytes (capped by the mount) come whole. */
+async function readMountedWindow(
+  mount: ReadOnlyMount,
   context: ToolContext,
   input: string,
   offset: number,
   limit: number | undefined,
 ): Promise<ReadWindow> {
-  if (context.readSkillFile === undefined)
-    throw new IsoagentError('not_found', `file not found: ${input} (this session has no skills)`, {
-      data: { path: input },
-    })
-  const bytes = await context.readSkillFile(input)
+  const bytes = await mount.read(input)
   const requestedLimit = limit ?? READ_MAX_LINES
   const appliedLimit = Math.min(requestedLimit, READ_MAX_LINES)
   const window = lineWindowOf(
