@@ -5,44 +5,30 @@ import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
 import { unzipSync } from 'fflate'
 import type { Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import {
-  gotoDemo,
-  openDemoBrowser,
-  startDemoServer,
-  type DemoBrowser,
-  type DemoServer,
-} from './demo-harness.ts'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { useDemo } from './demo-harness.ts'
 
 const FILES = 200
 const SAMPLE = join(import.meta.dirname, '../../examples/sample-project')
-let server: DemoServer
-let demo: DemoBrowser
 let page: Page
 const tmp = mkdtempSync(join(tmpdir(), 'isoagent-demo-import-'))
 const project = join(tmp, 'proj')
 const expected = new Map<string, string>()
+for (let i = 0; i < FILES; i++) {
+  const sub = `pkg-${i % 10}`
+  mkdirSync(join(project, 'src', sub), { recursive: true })
+  const text = `export const value_${i} = ${i}\n${i % 4 === 0 ? `// NEEDLE ${i}\n` : ''}`
+  writeFileSync(join(project, 'src', sub, `mod-${i}.ts`), text)
+  expected.set(`proj/src/${sub}/mod-${i}.ts`, text)
+}
+mkdirSync(join(tmp, 'served'))
 
-beforeAll(async () => {
-  for (let i = 0; i < FILES; i++) {
-    const sub = `pkg-${i % 10}`
-    mkdirSync(join(project, 'src', sub), { recursive: true })
-    const text = `export const value_${i} = ${i}\n${i % 4 === 0 ? `// NEEDLE ${i}\n` : ''}`
-    writeFileSync(join(project, 'src', sub, `mod-${i}.ts`), text)
-    expected.set(`proj/src/${sub}/mod-${i}.ts`, text)
-  }
-  mkdirSync(join(tmp, 'served'))
-  server = await startDemoServer(['--workspace', join(tmp, 'served')])
-  demo = await openDemoBrowser()
-  page = demo.page
-  await gotoDemo(page, server.pageUrl('tab'), 'tab')
-}, 60_000)
-
-afterAll(async () => {
-  await demo?.close()
-  await server?.stop()
-  rmSync(tmp, { recursive: true, force: true })
+const demo = useDemo({
+  args: ['--workspace', join(tmp, 'served')],
+  mode: 'tab',
+  cleanup: () => rmSync(tmp, { recursive: true, force: true }),
 })
+beforeAll(() => void ({ page } = demo))
 
 describe('web demo, import and export (Chromium)', () => {
   it(`imports a folder of ${FILES} files and searches it`, async () => {

@@ -9,7 +9,7 @@ import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startFakeEmbeddings, type FakeEmbeddings } from '../retrieval/fake-embeddings.ts'
 import { useDemo } from './demo-harness.ts'
-import { governedCall, governedResult, showPanel } from './showcase-helpers.ts'
+import { governedCall, governedResult, retrievalSearch, showPanel } from './showcase-helpers.ts'
 
 const KEY = 'sk-embed-tab-0123456789'
 let fake: FakeEmbeddings
@@ -28,13 +28,7 @@ const demo = useDemo({
 })
 beforeAll(() => void ({ page } = demo))
 
-async function search(mode: string, query: string): Promise<string> {
-  await page.selectOption('#retrieval-mode', mode)
-  await page.fill('#retrieval-query', query)
-  await page.click('#retrieval-run')
-  await page.waitForSelector('#retrieval-result .result')
-  return (await page.textContent('#retrieval-result'))!
-}
+const search = (mode: string, query: string) => retrievalSearch(page, mode, query)
 
 describe('semantic search in this tab with a given embedder (Chromium)', () => {
   it('without an embedder: says so, offers the endpoint form, refuses a bad one', async () => {

@@ -13,6 +13,15 @@ export async function showPanel(page: Page, id: string): Promise<void> {
   await page.waitForSelector(`#panel-${id}:not([hidden])`)
 }
 
+/** Run a search from the semantic search panel in `mode`; the result panel's text. */
+export async function retrievalSearch(page: Page, mode: string, query: string): Promise<string> {
+  await page.selectOption('#retrieval-mode', mode)
+  await page.fill('#retrieval-query', query)
+  await page.click('#retrieval-run')
+  await page.waitForSelector('#retrieval-result .result')
+  return (await page.textContent('#retrieval-result'))!
+}
+
 /** Run `tool` with `args` from the governance panel's "Try a call" (the governed path). */
 export async function governedCall(
   page: Page,

@@ -8,7 +8,7 @@ import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startFakeEmbeddings, type FakeEmbeddings } from '../retrieval/fake-embeddings.ts'
 import { useDemo } from './demo-harness.ts'
-import { showPanel } from './showcase-helpers.ts'
+import { retrievalSearch, showPanel } from './showcase-helpers.ts'
 
 let fake: FakeEmbeddings
 let page: Page
@@ -35,13 +35,7 @@ const demo = useDemo({
 })
 beforeAll(() => void ({ page } = demo))
 
-async function search(mode: string, query: string): Promise<string> {
-  await page.selectOption('#retrieval-mode', mode)
-  await page.fill('#retrieval-query', query)
-  await page.click('#retrieval-run')
-  await page.waitForSelector('#retrieval-result .result')
-  return (await page.textContent('#retrieval-result'))!
-}
+const search = (mode: string, query: string) => retrievalSearch(page, mode, query)
 
 describe('semantic search panel with an embedder (Chromium)', () => {
   it('shows the index progress and offers semantic and hybrid', async () => {
