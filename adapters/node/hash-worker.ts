@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads'
+import { workerExecArgv } from './worker-exec-argv.ts'
 
 // One worker thread per process hashes the temp files of downloads (SHA-256 is about 1 GB/s on
 // one core: on the main thread it would cost a 1 GiB download a second). It reads the bytes back
@@ -95,7 +96,7 @@ function started(): Worker | undefined {
   if (worker !== undefined) return worker
   let w: Worker
   try {
-    w = new Worker(SOURCE, { eval: true })
+    w = new Worker(SOURCE, { eval: true, execArgv: workerExecArgv() })
   } catch {
     broken = true
     return undefined

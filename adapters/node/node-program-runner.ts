@@ -10,6 +10,7 @@ import { createGuestPool } from '../../src/tools/program/guest-pool.ts'
 import type { GuestWorker, GuestWorkerFailure } from '../../src/tools/program/guest-worker.ts'
 import type { ProgramWorkerRequest } from '../../src/tools/program/program-worker-protocol.ts'
 import { nodeQuickJs } from './node-quickjs.ts'
+import { workerExecArgv } from './worker-exec-argv.ts'
 
 /** Options of {@link createNodeProgramRunner}. */
 export interface NodeProgramRunnerOptions {
@@ -81,20 +82,6 @@ function bundleFresh(outfile: string, inputsFile: string): boolean {
   } catch {
     return false
   }
-}
-
-/**
- * The process's Node flags a worker can take: all but `--input-type`, which Node refuses in a
- * worker (a host started as `node --input-type=module -e ...` would otherwise fail every program).
- */
-function workerExecArgv(): string[] {
-  const out: string[] = []
-  const args = process.execArgv
-  for (let i = 0; i < args.length; i++) {
-    if (args[i] === '--input-type') i++
-    else if (!args[i]!.startsWith('--input-type=')) out.push(args[i]!)
-  }
-  return out
 }
 
 /** A worker thread as the pool's {@link GuestWorker}: its exit (with the error before it) fails it. */

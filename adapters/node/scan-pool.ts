@@ -21,6 +21,7 @@ import type {
   ScanWorkerStart,
   ScanWorkerWorkspace,
 } from './scan-worker.ts'
+import { workerExecArgv } from './worker-exec-argv.ts'
 
 /** Options of {@link createWorkerPool}. */
 export interface WorkerPoolOptions {
@@ -257,7 +258,7 @@ class ScanWorkerPool implements WorkerPool {
     const { entry, eval: isCode } = workerEntry(this.options.entry)
     const ready = new Int32Array(new SharedArrayBuffer(4))
     const workerData: ScanWorkerStart = { ready }
-    const worker = new Worker(entry, { workerData, eval: isCode })
+    const worker = new Worker(entry, { workerData, eval: isCode, execArgv: workerExecArgv() })
     const slot: Slot = { worker, ready, busy: 0 }
     worker.on('message', (reply: ScanWorkerReply) => this.onReply(slot, reply))
     worker.on('error', (error) => this.retire(slot, error))

@@ -73,6 +73,8 @@ export function createGuestPool(options: GuestPoolOptions): GuestPool {
   const waiters: (() => void)[] = []
   const counts = { spawned: 0, terminated: 0, busy: 0 }
   let disabled = false
+  /** Bumped by `close`: a top-up planned before it does not start workers after it. */
+  let closings = 0
 
   const module = memoised(options.moduleOf)
   const idle = (loader: QuickJsLoader): GuestSlot[] => {
@@ -168,8 +170,12 @@ export function createGuestPool(options: GuestPoolOptions): GuestPool {
       slot.worker.hold?.(false)
       list.push(slot)
     } else void retire(slot)
-    // A terminated worker is replaced at once, off the caller's path.
-    fill(slot.loader)
+    // A terminated worker is replaced off the caller's path: starting one holds this thread for
+    // milliseconds, so it waits until the run's outcome has gone on.
+    const generation = closings
+    setTimeout(() => {
+      if (generation === closings) fill(slot.loader)
+    }, 0)
     waiters.shift()?.()
   }
 
@@ -188,6 +194,7 @@ export function createGuestPool(options: GuestPoolOptions): GuestPool {
       terminated: counts.terminated,
     }),
     async close() {
+      closings++
       await Promise.all([...alive].map(retire))
     },
   }
