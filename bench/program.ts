@@ -1,9 +1,10 @@
 // The program tool: start-up and per-tool-call cost of QuickJS programs, and the Worker's size.
 //
 // 1. Cold start: the first program of a fresh Node process (QuickJS's .wasm read, compiled and
-//    instantiated, a worker thread started), p50 over child processes; vs a bare
-//    quickjs-emscripten module + context + eval in a child process of the same run (the goal is
-//    ≤ 1.5× that), and a first host `session.tool('noop')`. Also with the runner prewarmed
+//    instantiated, a worker thread started), p50 over child processes that import only isoagent
+//    (bench/program-cold-child.ts); vs a bare quickjs-emscripten module + context + eval in a
+//    child process of the same run (the goal is ≤ 1.5× that), and a first host
+//    `session.tool('noop')`. Also with the runner prewarmed
 //    (`nodeProgramRunner.prewarm()` at session creation), and in workerd: a new Miniflare to the
 //    first response of a Worker that runs a program, vs the same Miniflare with a minimal Worker.
 // 2. Warm start: a trivial program (`return 1`) in a session that has run programs, p50; vs a
@@ -23,7 +24,6 @@ import { gzipSync } from 'node:zlib'
 import { build } from 'esbuild'
 import { Miniflare } from 'miniflare'
 import { Agent, memoryWorkspace, type CustomTool, type Session } from '../adapters/index.ts'
-import { nodeProgramRunner } from '../adapters/node/index.ts'
 import { collectGarbage, machineLine, median } from './harness.ts'
 
 const COLD_RUNS = Number(process.env.PROGRAM_BENCH_COLD_RUNS ?? 9)
@@ -54,43 +54,11 @@ async function expectOk(promise: Promise<{ exitCode: number; output: string }>):
   if (r.exitCode !== 0) throw new Error(`bench call failed: ${r.output}`)
 }
 
-/** In a child process: the first program's time and a first host call's, as JSON on stdout. */
-async function coldChild(prewarm: boolean): Promise<void> {
-  const session = await newSession()
-  if (prewarm) void nodeProgramRunner.prewarm()
-  let t = performance.now()
-  await expectOk(session.tool('noop', { n: 1 }))
-  const hostMs = performance.now() - t
-  t = performance.now()
-  await expectOk(session.program({ source: 'return 1' }))
-  const programMs = performance.now() - t
-  t = performance.now()
-  await expectOk(session.program({ source: 'return 2' }))
-  const secondMs = performance.now() - t
-  console.log(JSON.stringify({ programMs, hostMs, secondMs }))
-  await session.close()
-}
-
-/** In a child process: a bare quickjs-emscripten module + context + eval, from its import. */
-async function bareChild(): Promise<void> {
-  const t = performance.now()
-  const { newQuickJSWASMModuleFromVariant } = await import('quickjs-emscripten-core')
-  const imported = (await import('@jitl/quickjs-wasmfile-release-sync')) as unknown as {
-    default: Parameters<typeof newQuickJSWASMModuleFromVariant>[0]
-  }
-  const module = await newQuickJSWASMModuleFromVariant(imported.default)
-  const vm = module.newContext()
-  const value = vm.unwrapResult(vm.evalCode('1 + 1'))
-  if (vm.getNumber(value) !== 2) throw new Error('bare eval failed')
-  value.dispose()
-  vm.dispose()
-  console.log(JSON.stringify({ bareMs: performance.now() - t }))
-}
-
-function child<T>(flag: string): T {
-  const self = fileURLToPath(import.meta.url)
-  const run = spawnSync(process.execPath, ['--import', 'tsx', self, flag], { encoding: 'utf8' })
-  if (run.status !== 0) throw new Error(`${flag} failed: ${run.stderr}`)
+/** One cold child (bench/program-cold-child.ts: `ours`, `ours-prewarm` or `bare`); its JSON line. */
+function child<T>(which: string): T {
+  const script = fileURLToPath(new URL('./program-cold-child.ts', import.meta.url))
+  const run = spawnSync(process.execPath, ['--import', 'tsx', script, which], { encoding: 'utf8' })
+  if (run.status !== 0) throw new Error(`${which} failed: ${run.stderr}`)
   return JSON.parse(run.stdout.trim().split('\n').pop()!) as T
 }
 
@@ -110,9 +78,9 @@ function cold(): Cold {
   const prewarmed: Run[] = []
   const bare: number[] = []
   for (let i = 0; i < COLD_RUNS; i++) {
-    bare.push(child<{ bareMs: number }>('--bare-child').bareMs)
-    runs.push(child<Run>('--cold-child'))
-    prewarmed.push(child<Run>('--cold-child-prewarm'))
+    bare.push(child<{ bareMs: number }>('bare').bareMs)
+    runs.push(child<Run>('ours'))
+    prewarmed.push(child<Run>('ours-prewarm'))
   }
   return {
     programMs: median(runs.map((r) => r.programMs)),
@@ -261,9 +229,6 @@ const fmt = (n: number, digits = 2) => n.toFixed(digits)
 const kib = (n: number) => `${(n / 1024).toFixed(0)} KiB`
 
 async function main(): Promise<void> {
-  if (process.argv.includes('--cold-child')) return coldChild(false)
-  if (process.argv.includes('--cold-child-prewarm')) return coldChild(true)
-  if (process.argv.includes('--bare-child')) return bareChild()
   console.log(machineLine())
   const c = cold()
   const session = await newSession()
