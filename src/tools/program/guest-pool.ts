@@ -127,9 +127,15 @@ export function createGuestPool(options: GuestPoolOptions): GuestPool {
     )
     return slot
   }
+  /**
+   * Start workers for `loader` until it has `warmWorkers` alive (idle or lent): a lent one comes
+   * back warm, so counting only the idle ones would start workers that its return then retires.
+   */
   const fill = (loader: QuickJsLoader) => {
     const list = idle(loader)
-    while (!disabled && list.length < warmWorkers && alive.size < maxWorkers)
+    let count = 0
+    for (const slot of alive) if (slot.loader === loader) count++
+    for (; !disabled && count < warmWorkers && alive.size < maxWorkers; count++)
       list.push(spawn(loader))
   }
 
