@@ -68,9 +68,12 @@ function newCallId(): string {
 
 /**
  * One call on its way through the kernel's steps: its id, its `ActiveTool` entry and state
- * events, and its own `AbortController`, which the caller's signal, the container's stop signal
- * and the session's closing signal abort. Those links go through one fan-out listener per signal
- * ({@link onAbort}) and are cut by {@link KernelCall.unlink} when the call settles.
+ * events, and its cancellation, which the caller's signal, the container's stop signal and the
+ * session's closing signal trigger. Those links go through one fan-out listener per signal
+ * ({@link onAbort}) and are cut by {@link KernelCall.unlink} when the call settles. The call's
+ * own `AbortSignal` is made only when something reads {@link KernelCall.signal} (a tool, a
+ * nested call, a confirmation): the kernel's steps listen through {@link KernelCall.onAbort},
+ * and most calls never need a signal object (making one is a good part of a call's cost).
  */
 export class KernelCall {
   readonly id = newCallId()
@@ -80,7 +83,10 @@ export class KernelCall {
   readonly request: InvokeRequest
   readonly entry: ActiveTool
   readonly base: CallEventFields
-  readonly controller = new AbortController()
+  private controller: AbortController | undefined
+  private abortReason: unknown
+  private isAborted = false
+  private readonly abortListeners = new Set<() => void>()
   /** The run, settled when the tool has really stopped (it may outlive the call's result). */
   settledLater: Promise<unknown> | undefined
   private admittedTool: ToolSpec<Record<string, unknown>> | undefined
@@ -99,8 +105,7 @@ export class KernelCall {
     Object.assign(this.entry, parentCallId)
     if (events.hasSubscribers)
       events.emit({ type: 'tool_state', ...this.base, state: 'created', timestamp: this.startedAt })
-    const abort = () =>
-      this.controller.abort(closing.reason ?? signal?.reason ?? stopSignal?.reason)
+    const abort = () => this.abort(closing.reason ?? signal?.reason ?? stopSignal?.reason)
     if (closing.aborted || signal?.aborted || stopSignal?.aborted) {
       abort()
       return
@@ -110,12 +115,38 @@ export class KernelCall {
     if (stopSignal !== undefined) this.unlinks.push(onAbort(stopSignal, abort))
   }
 
+  /** The call's signal, aborted with the call (with the same reason). */
   get signal(): AbortSignal {
+    if (this.controller === undefined) {
+      this.controller = new AbortController()
+      if (this.isAborted) this.controller.abort(this.abortReason)
+    }
     return this.controller.signal
   }
 
   get aborted(): boolean {
-    return this.controller.signal.aborted
+    return this.isAborted
+  }
+
+  /** Cancel the call with `reason` (the first reason wins): its signal, then its listeners. */
+  abort(reason: unknown): void {
+    if (this.isAborted) return
+    this.isAborted = true
+    this.abortReason = reason
+    this.controller?.abort(reason)
+    for (const listener of [...this.abortListeners]) {
+      this.abortListeners.delete(listener)
+      listener()
+    }
+  }
+
+  /**
+   * Call `listener` once when the call is cancelled (never when it already is: check
+   * {@link KernelCall.aborted} first); returns the function that stops listening.
+   */
+  onAbort(listener: () => void): () => void {
+    this.abortListeners.add(listener)
+    return () => this.abortListeners.delete(listener)
   }
 
   /** The tool, once the admit step found it. */

@@ -1,12 +1,19 @@
 import { IsoagentError } from '../errors.ts'
 
+/** What a queued caller can be cancelled by (a `KernelCall`). */
+export interface Cancellable {
+  readonly aborted: boolean
+  /** Call `listener` once at cancellation; returns the function that stops listening. */
+  onAbort(listener: () => void): () => void
+}
+
 /** A counting semaphore whose waiters can be cancelled. */
 class Semaphore {
   private active = 0
   private readonly waiters: { resolve: () => void; reject: (e: unknown) => void }[] = []
   constructor(private readonly limit: number) {}
 
-  async acquire(signal: AbortSignal): Promise<() => void> {
+  async acquire(signal: Cancellable): Promise<() => void> {
     if (signal.aborted) throw new IsoagentError('cancelled', 'cancelled while queued')
     if (this.active < this.limit) {
       this.active++
@@ -15,17 +22,16 @@ class Semaphore {
     await new Promise<void>((resolve, reject) => {
       const waiter = {
         resolve: () => {
-          signal.removeEventListener('abort', onAbort)
+          unlink()
           resolve()
         },
         reject,
       }
-      const onAbort = () => {
+      const unlink = signal.onAbort(() => {
         const at = this.waiters.indexOf(waiter)
         if (at !== -1) this.waiters.splice(at, 1)
         reject(new IsoagentError('cancelled', 'cancelled while queued'))
-      }
-      signal.addEventListener('abort', onAbort, { once: true })
+      })
       this.waiters.push(waiter)
     })
     this.active++
@@ -59,7 +65,7 @@ export class Scheduler {
   async slot(
     tool: string,
     maxParallelism: number,
-    signal: AbortSignal,
+    signal: Cancellable,
     nested: boolean,
   ): Promise<() => void> {
     let sem = this.perTool.get(tool)

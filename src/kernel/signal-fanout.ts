@@ -10,9 +10,11 @@ const fans = new WeakMap<AbortSignal, Fan>()
  * Call `listener` once when `signal` aborts; returns the function that stops listening (call it
  * when the work it guards settles). However many calls listen to one signal at once (10,000
  * children of one `program`, 200 calls sharing a caller's signal, every call of a session on its
- * closing signal), the signal carries a single `abort` listener of this module, removed with the
- * last of them: Node warns (`MaxListenersExceededWarning`) past 10 listeners on one signal, and
- * listeners left behind keep their calls alive.
+ * closing signal), the signal carries a single `abort` listener of this module: Node warns
+ * (`MaxListenersExceededWarning`) past 10 listeners on one signal. A listener is dropped by the
+ * function returned (or when it fires), so none keeps its call alive; the module's own listener
+ * stays on the signal while it lives (one per signal, holding an empty set), so a signal that
+ * outlives many calls (a session's closing signal, a caller's) is not relistened per call.
  *
  * A signal already aborted never calls a listener added now: check `signal.aborted` first.
  */
@@ -22,9 +24,7 @@ export function onAbort(signal: AbortSignal, listener: () => void): () => void {
   fan.listeners.add(listener)
   const joined = fan
   return () => {
-    if (!joined.listeners.delete(listener) || joined.listeners.size > 0) return
-    if (fans.get(signal) === joined) fans.delete(signal)
-    signal.removeEventListener('abort', joined.fire)
+    joined.listeners.delete(listener)
   }
 }
 

@@ -9,7 +9,6 @@ import {
   DEFAULT_TOOL_TIMEOUT_MS,
   OWN_DEADLINE_MARGIN_MS,
 } from './kernel-options.ts'
-import { onAbort } from './signal-fanout.ts'
 import { toolContext } from './tool-context.ts'
 import type { ToolSpec } from './tool-spec.ts'
 
@@ -30,7 +29,7 @@ export async function run(k: KernelParts, call: KernelCall): Promise<Verdict> {
     release = await k.scheduler.slot(
       call.name,
       tool.scheduling.max_parallelism,
-      call.signal,
+      call,
       nested,
     )
   } catch {
@@ -94,14 +93,14 @@ async function raceDeadline(
   const interrupted = new Promise<Interruption>((resolve) => {
     timer = setTimeout(() => resolve('timeout'), timeoutMs)
     if (call.aborted) resolve('abort')
-    else unlink = onAbort(call.signal, () => resolve('abort'))
+    else unlink = call.onAbort(() => resolve('abort'))
   })
   const first = await Promise.race([running, interrupted])
   clearTimeout(timer)
   unlink?.()
   if (first !== 'timeout' && first !== 'abort') return { outcome: first }
   if (first === 'timeout')
-    call.controller.abort(new IsoagentError('timeout', `${call.name} exceeded ${timeoutMs} ms`))
+    call.abort(new IsoagentError('timeout', `${call.name} exceeded ${timeoutMs} ms`))
   let graceTimer: ReturnType<typeof setTimeout> | undefined
   const grace = await Promise.race([
     running,

@@ -33,7 +33,10 @@ export function toolContext(
   const origin = childOrigin(call.origin, call.tool)
   return {
     workspace: k.workspace,
-    signal: call.signal,
+    // Made when the tool first reads it (see KernelCall).
+    get signal() {
+      return call.signal
+    },
     callId: call.id,
     path: (input) => WorkspacePath.parse(input, { root: k.root }),
     invoke: (name, args, options) =>
