@@ -88,7 +88,10 @@ export function customToolSpec(
     async run(args, context) {
       const runtime: ToolRuntime = {
         callId: context.callId,
-        signal: context.signal,
+        // Made when the tool first reads it (most never do).
+        get signal() {
+          return context.signal
+        },
         invoke: (name, args) => context.invoke(name, args),
         emitOutput: (delta) => context.emitOutput(String(delta)),
       }
