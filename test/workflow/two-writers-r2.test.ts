@@ -244,6 +244,75 @@ const PAIR = `export default async function run(ctx, inputs) {
   return { type: 'complete', output: [1, 2].map((n) => inputs.step_outputs['s' + n]) }
 }`
 
+/**
+ * `bucket` where the first put of the journal that holds `s1`'s completion is cut off, as a
+ * request killed on the way: `before` it reaches R2, or `after` (it lands, its answer is lost);
+ * and where the put of `s2`'s file takes `slowMs`, so `s2` is still running then.
+ */
+function cutOff(bucket: R2BucketLike, when: 'before' | 'after', slowMs: number): R2BucketLike {
+  let cut = false
+  return {
+    ...slowPuts(bucket),
+    put: async (k, v, o) => {
+      if (k.includes('/ran/s2-')) await new Promise((r) => setTimeout(r, slowMs))
+      const completes = /"step_completed","step_id":"s1"/.test(decoder.decode(v))
+      if (k.endsWith('.jsonl') && completes && !cut) {
+        cut = true
+        if (when === 'after') await bucket.put(k, v, o)
+        throw new Error('network connection lost')
+      }
+      return bucket.put(k, v, o)
+    },
+  }
+}
+
+describe('a journal write cut off in the middle, on R2', () => {
+  for (const when of ['before', 'after'] as const)
+    it(`(${when} it lands) ends the drive whole; the next reader folds and finishes the run`, async () => {
+      const prefix = r2raw.freshPrefix('wf2/')
+      const run = `cut-${when}`
+      const agent = Agent.create()
+      const session = await agent.session(r2Workspace(cutOff(r2.bucket, when, 400), { prefix }), {
+        workflows: {},
+      })
+      const failed = await session.tool('dynamic_workflow', {
+        source: PAIR,
+        run_id: run,
+        limits: { maxConcurrentSteps: 2 },
+      })
+      expect(failed.exitCode, failed.output).toBe(1)
+      expect(failed.errorKind?.type, failed.output).toBe('transport')
+      await expect(session.workflow(run).inspect()).resolves.toMatchObject({ running: false })
+      // The drive has ended with its call: nothing more is journaled after it returned.
+      const atReturn = await rawJournal(prefix, run)
+      await new Promise((r) => setTimeout(r, 800))
+      expect(await rawJournal(prefix, run)).toEqual(atReturn)
+      const s1 = atReturn.filter((e) => e.type === 'step_completed' && e.step_id === 's1')
+      expect(s1).toHaveLength(when === 'after' ? 1 : 0)
+
+      // Another session folds the journal and finishes the run, s1 done once in the journal.
+      const next = await agent.session(r2Workspace(r2.bucket, { prefix }), { workflows: {} })
+      try {
+        expect(await next.workflow(run).inspect()).toMatchObject({ status: 'running' })
+        const driven = await next.workflow(run).drive()
+        expect(driven.exitCode, driven.output).toBe(0)
+        expect(JSON.parse(driven.output)).toEqual([2, 4])
+        const history = await next.workflow(run).history()
+        expectContiguous(history)
+        for (const step of ['s1', 's2'])
+          expect(
+            history.filter((e) => e.type === 'step_completed' && e.step_id === step),
+          ).toHaveLength(1)
+        expect(await rawJournal(prefix, run)).toEqual(history)
+        // A completion that landed is not run again.
+        if (when === 'after') expect((await ranCounts(prefix)).s1).toBe(1)
+      } finally {
+        await next.close()
+        await session.close()
+      }
+    }, 60_000)
+})
+
 describe("a writer's signal aborted in the middle of an append, on R2", () => {
   it('journals the run cancelled after the append in flight; the journal folds', async () => {
     const prefix = r2raw.freshPrefix('wf2/')
