@@ -76,9 +76,14 @@ class Permits {
   }
 }
 
-/** Appends of one drive, serialised, each after the last sequence this drive wrote. */
+/**
+ * Appends of one drive, serialised, each after the last sequence this drive wrote. After an
+ * append fails (a conflict, or a write whose outcome is unknown: it may have landed) every later
+ * append of this drive fails with the same error: its view of the journal is no longer known.
+ */
 class Journal {
   private chain: Promise<unknown> = Promise.resolve()
+  private failed: { error: unknown } | undefined
   constructor(
     private readonly runtime: WorkflowRuntime,
     private readonly runId: string,
@@ -86,7 +91,14 @@ class Journal {
   ) {}
   append(events: NewWorkflowEvent[]): Promise<WorkflowEvent[]> {
     const next = this.chain.then(async () => {
-      const stored = await this.runtime.store.append(this.runId, this.last, events)
+      if (this.failed !== undefined) throw this.failed.error
+      let stored: WorkflowEvent[]
+      try {
+        stored = await this.runtime.store.append(this.runId, this.last, events)
+      } catch (error) {
+        this.failed = { error }
+        throw error
+      }
       this.last = stored.at(-1)?.sequence ?? this.last
       for (const e of stored) this.runtime.onEvent?.(e)
       return stored
@@ -101,6 +113,8 @@ interface DriveContext {
   runId: string
   journal: Journal
   signal: AbortSignal
+  /** Aborted with the error of the first step that throws: the drive's other steps stop. */
+  halt: AbortController
   stepPermits: Permits
   generationPermits: Permits
   active: number
@@ -160,6 +174,21 @@ async function runStep(d: DriveContext, step: StepState): Promise<void> {
     if (exhausted && step.retry.on_exhausted === 'fail_run')
       d.failRun ??= `step ${step.step_id} failed after ${attempt} attempts: ${outcome.error}`
   }
+}
+
+/**
+ * Run `steps` at once. When one throws (its journal append failed) the others are stopped, and
+ * that error is thrown once every step has settled: no step of this drive runs on after it.
+ */
+async function runSteps(d: DriveContext, steps: StepState[]): Promise<void> {
+  await Promise.allSettled(
+    steps.map((step) =>
+      admitAndRun(d, step).catch((error: unknown) => {
+        if (!d.halt.signal.aborted) d.halt.abort(error)
+      }),
+    ),
+  )
+  if (d.halt.signal.aborted) throw d.halt.signal.reason
 }
 
 async function admitAndRun(d: DriveContext, step: StepState): Promise<void> {
@@ -274,13 +303,15 @@ async function replay(
 export async function driveRun(runtime: WorkflowRuntime, runId: string): Promise<DriveOutcome> {
   const deadline = new AbortController()
   const timer = setTimeout(() => deadline.abort(), runtime.timeoutMs)
-  const signal = AbortSignal.any([runtime.signal, deadline.signal])
+  const halt = new AbortController()
+  const signal = AbortSignal.any([runtime.signal, deadline.signal, halt.signal])
   const history0 = await runtime.store.history(runId)
   const d: DriveContext = {
     runtime,
     runId,
     journal: new Journal(runtime, runId, history0.at(-1)?.sequence ?? 0),
     signal,
+    halt,
     stepPermits: new Permits(runtime.maxConcurrentSteps, signal),
     generationPermits: new Permits(runtime.maxConcurrentGenerations, signal),
     active: 0,
@@ -296,7 +327,7 @@ export async function driveRun(runtime: WorkflowRuntime, runId: string): Promise
       if (stopped !== undefined) return stopped
       const pending = [...state.steps.values()].filter((s) => s.status === 'pending')
       if (pending.length > 0) {
-        await Promise.all(pending.map((step) => admitAndRun(d, step)))
+        await runSteps(d, pending)
         if (d.failRun !== undefined && !signal.aborted)
           return await finish(d, { type: 'run_failed', error: d.failRun })
       } else {
