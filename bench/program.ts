@@ -24,6 +24,9 @@ import { gzipSync } from 'node:zlib'
 import { build } from 'esbuild'
 import { Miniflare } from 'miniflare'
 import { Agent, memoryWorkspace, type CustomTool, type Session } from '../adapters/index.ts'
+// The package's Node entries install the worker runner (`program-wiring.ts`); from the sources it
+// takes this import, as in the cold children.
+import '../adapters/node/index.ts'
 import { collectGarbage, machineLine, median } from './harness.ts'
 
 const COLD_RUNS = Number(process.env.PROGRAM_BENCH_COLD_RUNS ?? 9)
