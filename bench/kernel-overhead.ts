@@ -12,17 +12,12 @@
 //   npx tsx bench/kernel-overhead.ts      (or `npm run bench`)
 import os from 'node:os'
 import { performance } from 'node:perf_hooks'
-import {
-  Agent,
-  memoryWorkspace,
-  projectOutput,
-  ToolResultTransformPolicy,
-  WorkspacePath,
-  type CustomTool,
-  type SessionOptions,
-  type ToolResult,
-  type ToolResultEvidenceV1,
-  type ToolResultTransformPolicyV1,
+import type {
+  CustomTool,
+  SessionOptions,
+  ToolResult,
+  ToolResultEvidenceV1,
+  ToolResultTransformPolicyV1,
 } from '../adapters/index.ts'
 import {
   collectGarbage,
@@ -38,6 +33,11 @@ import {
   type ThroughputRow,
   type TimingOptions,
 } from './harness.ts'
+import { loadedFrom, ours } from './package-under-test.ts'
+
+// Our side is the package as users get it (dist/), unless ISOAGENT_BENCH_SOURCES=1.
+const { Agent, memoryWorkspace, projectOutput, ToolResultTransformPolicy, WorkspacePath } =
+  await ours<typeof import('../adapters/index.ts')>('adapters/index')
 
 const SMALL_LINES = 20
 const LARGE_LINES = 2000
@@ -310,7 +310,7 @@ async function main(): Promise<void> {
   check(denied.errorKind?.type === 'permission_denied', 'governed session does not deny writes')
 
   console.log('Kernel overhead: session calls on a memory workspace vs the direct adapter call')
-  console.log(machineLine())
+  console.log(`${machineLine()} · ${loadedFrom}`)
   const loadAtStart = loadLine()
   console.log()
 

@@ -37,43 +37,10 @@ import { glob as tinyGlob } from 'tinyglobby'
 import type { ToolResult } from '../adapters/index.ts'
 import { machineLine, median } from './harness.ts'
 import { ensureSearchTree, RARE_LITERAL, SEARCH_TREE_DIR } from './search-tree.ts'
+import { loadedFrom, ours } from './package-under-test.ts'
 
 const REPO = nodePath.resolve(import.meta.dirname, '..')
-const fromSources = process.env.ISOAGENT_BENCH_SOURCES === '1'
-/** The newest modification time of a `.ts` file below `dir`. */
-function newestSource(dir: string): number {
-  return Math.max(
-    0,
-    ...readdirSync(dir, { withFileTypes: true }).map((e) =>
-      e.isDirectory()
-        ? newestSource(nodePath.join(dir, e.name))
-        : e.name.endsWith('.ts')
-          ? statSync(nodePath.join(dir, e.name)).mtimeMs
-          : 0,
-    ),
-  )
-}
-/** When the sources dist/ is built from last changed (not looked at for a run from sources). */
-const sourcesChanged = fromSources
-  ? 0
-  : Math.max(
-      newestSource(nodePath.join(REPO, 'src')),
-      newestSource(nodePath.join(REPO, 'adapters')),
-    )
-/** Our module `path` (no extension): from dist/, or from the sources. */
-async function ours<T>(path: string): Promise<T> {
-  if (fromSources) return (await import(`../${path}.ts`)) as T
-  const built = nodePath.join(REPO, 'dist', `${path}.js`)
-  let builtAt = 0
-  try {
-    builtAt = statSync(built).mtimeMs
-  } catch {
-    // No build: reported below.
-  }
-  if (builtAt < sourcesChanged)
-    throw new Error(`${built} is missing or older than the sources: run npm run build first`)
-  return (await import(built)) as T
-}
+
 const { Agent } = await ours<typeof import('../adapters/index.ts')>('adapters/index')
 const { localWorkspace } =
   await ours<typeof import('../adapters/node/index.ts')>('adapters/node/index')
@@ -743,9 +710,7 @@ async function rgStartCost(): Promise<number> {
 async function main(): Promise<void> {
   const began = performance.now()
   const rgVersion = (await runRg(['--version'], REPO)).stdout.split('\n')[0]
-  console.log(
-    `# search bench · ${machineLine()} · ${rgVersion} · ${fromSources ? 'sources via tsx' : 'dist/, tsc build'}`,
-  )
+  console.log(`# search bench · ${machineLine()} · ${rgVersion} · ${loadedFrom}`)
   console.log(
     `load average ${os
       .loadavg()
@@ -824,9 +789,7 @@ async function main(): Promise<void> {
   console.log('\nbm25')
   const bm25Rows = ONLY.has('bm25') ? await benchBm25(generated, tree.root, ROUNDS) : []
 
-  console.log(
-    `\n## Results · ${machineLine()} · ${rgVersion} · ${fromSources ? 'sources via tsx' : 'dist/, tsc build'}`,
-  )
+  console.log(`\n## Results · ${machineLine()} · ${rgVersion} · ${loadedFrom}`)
   console.log(`rg process start: ${fmtMs(startCost)} (included in every rg time)\n`)
   console.log(grepTable(grepRows))
   console.log()
