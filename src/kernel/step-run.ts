@@ -26,12 +26,7 @@ export async function run(k: KernelParts, call: KernelCall): Promise<Verdict> {
   let release: () => void
   try {
     const nested = call.request.parent !== undefined
-    release = await k.scheduler.slot(
-      call.name,
-      tool.scheduling.max_parallelism,
-      call,
-      nested,
-    )
+    release = await k.scheduler.slot(call.name, tool.scheduling.max_parallelism, call, nested)
   } catch {
     return call.cancelled('while queued')
   }
