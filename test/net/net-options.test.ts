@@ -38,3 +38,28 @@ describe('net.allowHosts entries', () => {
     expect(hostNameAllowed('::1', '443', ['[::1]:443'])).toBe(true)
   })
 })
+
+describe('isoagent serve --net-allow-host', () => {
+  it('refuses a malformed entry at start with exit code 2 and says why', async () => {
+    const { main } = await import('../../bin/cli.ts')
+    for (const value of [
+      '',
+      'host:notaport',
+      'http://x',
+      'a b',
+      ':80',
+      'x'.repeat(10_000),
+      '[::1',
+    ]) {
+      let said = ''
+      const err = { write: (s: string) => ((said += s), true) } as unknown as typeof process.stderr
+      const code = await main(
+        ['serve', '--workspace', 'memory', '--port', '0', '--net-allow-host', value],
+        process.stdout,
+        err,
+      )
+      expect(code).toBe(2)
+      expect(said).toContain('net.allowHosts must be')
+    }
+  }, 30_000)
+})
