@@ -35,8 +35,7 @@ export function checkNetOptions(net: unknown): asserts net is NetOptions | undef
   const hosts = o.allowHosts
   if (
     hosts !== undefined &&
-    (!Array.isArray(hosts) ||
-      hosts.some((h) => typeof h !== 'string' || h.trim() === '' || /[\s/@?#]/.test(h)))
+    (!Array.isArray(hosts) || hosts.some((h) => typeof h !== 'string' || !wellFormedHostEntry(h)))
   ) {
     throw new IsoagentError(
       'invalid_argument',
@@ -48,4 +47,21 @@ export function checkNetOptions(net: unknown): asserts net is NetOptions | undef
   const ua = o.userAgent
   if (ua !== undefined && (typeof ua !== 'string' || ua === '' || /[\r\n]/.test(ua)))
     throw new IsoagentError('invalid_argument', 'net.userAgent must be a non-empty one-line string')
+}
+
+/**
+ * Whether `entry` is a host name, an IPv4 literal, a bare or bracketed IPv6 literal, optionally
+ * with `:port` (1-65535; bracketed form for IPv6): the forms `hostNameAllowed` matches. Anything
+ * else (`host:notaport`, `:80`, `[::1`, a URL) would be a rule that matches nothing.
+ */
+function wellFormedHostEntry(entry: string): boolean {
+  const e = entry.trim()
+  if (e === '' || e.length > 260) return false
+  const portOk = (p: string | undefined) =>
+    p === undefined || (Number(p) >= 1 && Number(p) <= 65535)
+  const bracket = /^\[([0-9a-f:.]+)\](?::(\d{1,5}))?$/i.exec(e)
+  if (bracket) return bracket[1]!.includes(':') && portOk(bracket[2])
+  if (e.indexOf(':') !== e.lastIndexOf(':')) return /^[0-9a-f:.]+$/i.test(e)
+  const named = /^([a-z0-9_-]{1,63}(?:\.[a-z0-9_-]{1,63})*\.?)(?::(\d{1,5}))?$/i.exec(e)
+  return named !== null && named[1]!.length <= 253 && portOk(named[2])
 }
