@@ -33,13 +33,14 @@ export function checkNetOptions(net: unknown): asserts net is NetOptions | undef
       throw new IsoagentError('invalid_argument', `unknown net option "${key}"`)
   }
   const hosts = o.allowHosts
-  if (
-    hosts !== undefined &&
-    (!Array.isArray(hosts) || hosts.some((h) => typeof h !== 'string' || !wellFormedHostEntry(h)))
-  ) {
+  const bad = Array.isArray(hosts)
+    ? hosts.find((h) => typeof h !== 'string' || !wellFormedHostEntry(h))
+    : undefined
+  if (hosts !== undefined && (!Array.isArray(hosts) || bad !== undefined)) {
+    const named = bad === undefined ? '' : ` (not one: ${JSON.stringify(shortened(bad))})`
     throw new IsoagentError(
       'invalid_argument',
-      'net.allowHosts must be an array of host names or address literals (optionally host:port)',
+      `net.allowHosts must be an array of host names or address literals (optionally host:port)${named}`,
     )
   }
   if (o.resolve !== undefined && typeof o.resolve !== 'function')
@@ -47,6 +48,11 @@ export function checkNetOptions(net: unknown): asserts net is NetOptions | undef
   const ua = o.userAgent
   if (ua !== undefined && (typeof ua !== 'string' || ua === '' || /[\r\n]/.test(ua)))
     throw new IsoagentError('invalid_argument', 'net.userAgent must be a non-empty one-line string')
+}
+
+/** A refused entry as a message quotes it: at most 64 characters. */
+function shortened(entry: unknown): unknown {
+  return typeof entry === 'string' && entry.length > 64 ? `${entry.slice(0, 61)}...` : entry
 }
 
 /**
