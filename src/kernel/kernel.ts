@@ -155,7 +155,8 @@ export class Kernel {
    * (`undefined` unmounts). `read` opens them; every other tool sees workspace paths only.
    */
   mount(scheme: string, mount: ReadOnlyMount | undefined): void {
-    if (uriSchemeOf(scheme) !== scheme) throw new TypeError(`not a URI scheme: ${scheme}`)
+    if (uriSchemeOf(scheme) !== scheme)
+      throw new IsoagentError('invalid_argument', `not a URI scheme with its ://: ${scheme}`)
     if (mount === undefined) this.parts.mounts.delete(scheme)
     else this.parts.mounts.set(scheme, mount)
   }

@@ -2,18 +2,10 @@ import { describe, expect, it } from 'vitest'
 import { checkNetOptions } from '../../src/net/net-options.ts'
 import { hostNameAllowed } from '../../src/net/url-rules.ts'
 
+// Each of these would otherwise be a rule that silently matches nothing.
+const malformed = ['', 'host:notaport', 'http://x', 'a b', ':80', 'x'.repeat(10_000), '[::1', 'h:0']
+
 describe('net.allowHosts entries', () => {
-  // Each of these would otherwise be a rule that silently matches nothing.
-  const malformed = [
-    '',
-    'host:notaport',
-    'http://x',
-    'a b',
-    ':80',
-    'x'.repeat(10_000),
-    '[::1',
-    'h:0',
-  ]
   for (const entry of malformed)
     it(`refuses ${JSON.stringify(entry.slice(0, 20))}`, () => {
       expect(() => checkNetOptions({ allowHosts: ['localhost', entry] })).toThrow(
@@ -44,15 +36,7 @@ describe('net.allowHosts entries', () => {
 describe('isoagent serve --net-allow-host', () => {
   it('refuses a malformed entry at start with exit code 2 and says why', async () => {
     const { main } = await import('../../bin/cli.ts')
-    for (const value of [
-      '',
-      'host:notaport',
-      'http://x',
-      'a b',
-      ':80',
-      'x'.repeat(10_000),
-      '[::1',
-    ]) {
+    for (const value of malformed) {
       let said = ''
       const err = { write: (s: string) => ((said += s), true) } as unknown as typeof process.stderr
       const code = await main(

@@ -11,23 +11,10 @@ import { r2Workspace } from '../../adapters/r2/index.ts'
 import { s3Workspace } from '../../adapters/s3/index.ts'
 import * as r2raw from '../r2/miniflare-r2.ts'
 import * as s3raw from '../s3/server.ts'
+import { stepWriterSource } from './step-writer-source.ts'
 
-// Steps write a file each (`ran/<step>-<random>.txt`), so a step run twice shows; after three
-// steps the run waits (wait_until) until `go.txt` exists, then does two more.
-const SOURCE = `export default async function run(ctx, inputs) {
-  if (inputs.kind === 'step') {
-    const w = await ctx.tool('write', { file_path: 'ran/' + inputs.step_id + '-' + Math.random().toString(36).slice(2) + '.txt', content: 'x' })
-    if (w.exitCode !== 0) throw new Error(w.output)
-    return inputs.input.n * 2
-  }
-  const schedule = (ids) => ({ type: 'schedule_steps', steps: ids.map((n) => ({ step_id: 's' + n, step_name: 'double', input: { n } })) })
-  const missing = (ids) => ids.filter((n) => !(('s' + n) in inputs.step_outputs))
-  if (missing([1, 2, 3]).length > 0) return schedule(missing([1, 2, 3]))
-  const gate = await ctx.tool('read', { file_path: 'go.txt' })
-  if (gate.exitCode !== 0) return { type: 'wait_until', wait_id: 'go', resume_at: '2100-01-01T00:00:00Z' }
-  if (missing([4, 5]).length > 0) return schedule(missing([4, 5]))
-  return { type: 'complete', output: [1, 2, 3, 4, 5].map((n) => inputs.step_outputs['s' + n]) }
-}`
+// After three steps the run waits until `go.txt` exists, then does two more.
+const SOURCE = stepWriterSource([1, 2, 3], [4, 5])
 
 const RUN = 'object-run'
 const JOURNAL = `.a3s/workflow/${RUN}.jsonl`

@@ -12,6 +12,7 @@ import {
 } from '../../adapters/index.ts'
 import { r2Workspace, type R2BucketLike } from '../../adapters/r2/index.ts'
 import * as r2raw from '../r2/miniflare-r2.ts'
+import { stepWriterSource } from './step-writer-source.ts'
 
 let r2: r2raw.LocalR2
 beforeAll(async () => {
@@ -143,22 +144,8 @@ describe('two stores appending to one run on R2', () => {
   }, 60_000)
 })
 
-// Steps write a file each (`ran/<step>-<random>.txt`), so a step run twice shows; after two steps
-// the run waits (wait_until) until `go.txt` exists, then does two more.
-const SOURCE = `export default async function run(ctx, inputs) {
-  if (inputs.kind === 'step') {
-    const w = await ctx.tool('write', { file_path: 'ran/' + inputs.step_id + '-' + Math.random().toString(36).slice(2) + '.txt', content: 'x' })
-    if (w.exitCode !== 0) throw new Error(w.output)
-    return inputs.input.n * 2
-  }
-  const schedule = (ids) => ({ type: 'schedule_steps', steps: ids.map((n) => ({ step_id: 's' + n, step_name: 'double', input: { n } })) })
-  const missing = (ids) => ids.filter((n) => !(('s' + n) in inputs.step_outputs))
-  if (missing([1, 2]).length > 0) return schedule(missing([1, 2]))
-  const gate = await ctx.tool('read', { file_path: 'go.txt' })
-  if (gate.exitCode !== 0) return { type: 'wait_until', wait_id: 'go', resume_at: '2100-01-01T00:00:00Z' }
-  if (missing([3, 4]).length > 0) return schedule(missing([3, 4]))
-  return { type: 'complete', output: [1, 2, 3, 4].map((n) => inputs.step_outputs['s' + n]) }
-}`
+// After two steps the run waits until `go.txt` exists, then does two more.
+const SOURCE = stepWriterSource([1, 2], [3, 4])
 
 /** How often each step's file was written under `prefix`. */
 async function ranCounts(prefix: string): Promise<Record<string, number>> {
@@ -232,17 +219,8 @@ describe('two sessions on one run on R2', () => {
   }, 60_000)
 })
 
-/** Two steps at once; each writes `ran/<step>-<random>.txt`, then the run completes. */
-const PAIR = `export default async function run(ctx, inputs) {
-  if (inputs.kind === 'step') {
-    const w = await ctx.tool('write', { file_path: 'ran/' + inputs.step_id + '-' + Math.random().toString(36).slice(2) + '.txt', content: 'x' })
-    if (w.exitCode !== 0) throw new Error(w.output)
-    return inputs.input.n * 2
-  }
-  const missing = [1, 2].filter((n) => !(('s' + n) in inputs.step_outputs))
-  if (missing.length > 0) return { type: 'schedule_steps', steps: missing.map((n) => ({ step_id: 's' + n, step_name: 'double', input: { n } })) }
-  return { type: 'complete', output: [1, 2].map((n) => inputs.step_outputs['s' + n]) }
-}`
+/** Two steps at once, then the run completes. */
+const PAIR = stepWriterSource([1, 2])
 
 /**
  * `bucket` where the first put of the journal that holds `s1`'s completion is cut off, as a
